@@ -1,0 +1,53 @@
+package models
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Plan names, as stored in users.plan.
+const (
+	PlanFree           = "FREE"
+	PlanStarter        = "STARTER"
+	PlanPro            = "PRO"
+	PlanElite          = "ELITE"
+	PlanCorporateUser  = "CORPORATE_USER"
+	PlanCorporateAdmin = "CORPORATE_ADMIN"
+	PlanContentAdmin   = "CONTENT_ADMIN"
+	PlanSuperAdmin     = "SUPER_ADMIN"
+)
+
+// Plans lists every plan in the order the upgrade page shows them.
+var Plans = []string{PlanFree, PlanStarter, PlanPro, PlanElite, PlanCorporateUser,
+	PlanCorporateAdmin, PlanContentAdmin, PlanSuperAdmin}
+
+// ErrUnknownPlan is returned for a plan name that does not exist.
+var ErrUnknownPlan = fmt.Errorf("unknown plan (one of %v)", Plans)
+
+// ValidPlan reports whether name is one of Plans.
+func ValidPlan(name string) bool { return slices.Contains(Plans, name) }
+
+// PlanLimit is the number of questions a month the plan allows; 0 means unlimited.
+func PlanLimit(plan string) int {
+	switch plan {
+	case PlanFree:
+		return 3
+	case PlanStarter:
+		return 40
+	default:
+		return 0
+	}
+}
+
+// IsAdminPlan reports whether the plan may open the admin dashboard.
+func IsAdminPlan(plan string) bool { return plan == PlanContentAdmin || plan == PlanSuperAdmin }
+
+// Period is the first day (UTC) of the calendar month t falls in: the key of plan_usage.
+func Period(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// NextPeriod is when the quota of the month t falls in resets.
+func NextPeriod(t time.Time) time.Time { return Period(t).AddDate(0, 1, 0) }

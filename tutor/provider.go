@@ -1,0 +1,83 @@
+// Package tutor is the AI engine every front calls: providers, prompts,
+// history window, retrieval, language detection, the in-flight generation
+// hub and Service.Ask.
+package tutor
+
+import (
+	"context"
+	"errors"
+)
+
+// Provider names, as stored in ai_routes.provider.
+const (
+	ProviderOffline   = "offline"
+	ProviderOpenAI    = "openai"
+	ProviderAnthropic = "anthropic"
+	ProviderGoogleAI  = "googleai"
+	ProviderOllama    = "ollama"
+)
+
+// ErrNoCredentials means a route names a provider aula has no credentials for.
+var ErrNoCredentials = errors.New("provider has no credentials configured")
+
+// ErrUnknownProvider means a provider name aula does not know.
+var ErrUnknownProvider = errors.New("unknown provider")
+
+// Turn is one earlier message of the conversation as the model sees it.
+type Turn struct {
+	Role    string // "user" or "assistant"
+	Content string
+}
+
+// Source is a retrieved lesson or help chunk the answer may draw on.
+type Source struct {
+	Kind     string  `json:"kind"`               // "lesson" or "help"
+	ChunkID  int64   `json:"chunkId"`            // lesson_chunks.id or help_chunks.id
+	LessonID string  `json:"lessonId,omitempty"` // lesson id, or help article id for help chunks
+	Title    string  `json:"title,omitempty"`    // lesson or article title
+	Heading  string  `json:"heading"`            // section heading
+	Anchor   string  `json:"anchor"`             // fragment id of the section in the lesson page
+	Text     string  `json:"-"`                  // the chunk's text
+	Score    float64 `json:"score"`              // retrieval rank
+	Hash     string  `json:"hash"`               // sha256 of the chunk text when retrieved
+}
+
+// Request is everything a provider needs to answer one question.
+type Request struct {
+	System      string   // system prompt
+	History     []Turn   // earlier turns, oldest first, already windowed
+	Question    string   // the current user turn (attachment text included)
+	Model       string   // model name; empty means the provider's default
+	Temperature float64  //
+	MaxTokens   int      // 0 means the provider's default
+	Lang        string   // "en" or "es": the language to answer in
+	Mode        string   // "lesson", "tutor" or "help"
+	Sources     []Source // retrieved chunks; the offline provider answers from these
+}
+
+// Usage is what the provider reports (or aula estimates) about token counts.
+type Usage struct {
+	TokensIn  int
+	TokensOut int
+}
+
+// Provider streams an answer. It calls onToken with each piece of text the
+// moment the upstream emits it; an error from onToken aborts the upstream
+// request. Cancelling ctx stops the request at once.
+type Provider interface {
+	Name() string
+	Stream(ctx context.Context, req Request, onToken func(string) error) (Usage, error)
+}
+
+// Credentials hold what each provider needs, from the environment.
+type Credentials struct {
+	OpenAIKey        string
+	OpenAIBaseURL    string
+	AnthropicKey     string
+	AnthropicBaseURL string
+	GoogleKey        string
+	GoogleEndpoint   string // tests point Gemini at a fake server
+	OllamaHost       string
+	// OfflineTokenDelay paces the offline provider's tokens (0: as fast as possible).
+	OfflineTokenDelayMs int
+}
