@@ -1,0 +1,247 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+)
+
+// Conversation modes, as stored in conversations.mode.
+const (
+	ModeLesson = "lesson"
+	ModeTutor  = "tutor"
+	ModeHelp   = "help"
+)
+
+// Teaching styles, as stored in conversations.style.
+const (
+	StyleExplain = "explain"
+	StyleGuide   = "guide"
+)
+
+// TitleMaxChars is the longest title taken from a first question.
+const TitleMaxChars = 60
+
+// Errors for invalid conversation input; the fronts translate them.
+var (
+	ErrInvalidMode  = errors.New("mode must be lesson, tutor or help")
+	ErrInvalidStyle = errors.New("style must be explain or guide")
+	ErrNoLesson     = errors.New("a lesson conversation needs a lesson")
+)
+
+// Conversation is one thread of questions and answers of a user.
+type Conversation struct {
+	ID             string `gorm:"type:uuid;primaryKey;default:gen_random_uuid()"`
+	UserID         string `gorm:"type:uuid"`
+	Title          string
+	Mode           string
+	Style          string
+	LessonID       *string
+	ModuleID       *int64
+	NextSeq        int
+	CreatedAt      time.Time
+	LastActivityAt time.Time
+	DeletedAt      *time.Time
+}
+
+// Conversations is the store of conversation threads; every query is scoped by user.
+type Conversations struct{ db *gorm.DB }
+
+// NewConversations returns the conversations store.
+func NewConversations(db *gorm.DB) *Conversations { return &Conversations{db: db} }
+
+// ValidMode reports whether mode is lesson, tutor or help.
+func ValidMode(mode string) bool { return mode == ModeLesson || mode == ModeTutor || mode == ModeHelp }
+
+// ValidStyle reports whether style is explain or guide.
+func ValidStyle(style string) bool { return style == StyleExplain || style == StyleGuide }
+
+// validID reports whether id can be a uuid; anything else cannot name a row,
+// and answering ErrNotFound early keeps PostgreSQL's cast errors out of the fronts.
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil
+}
+
+// Create starts a conversation. For lesson mode the lesson must exist; its
+// module is filled in when moduleID is 0. style "" means explain.
+func (s *Conversations) Create(ctx context.Context, userID, mode, lessonID string, moduleID int64, style string) (*Conversation, error) {
+	if !validID(userID) {
+		return nil, ErrNotFound
+	}
+	if mode == "" {
+		mode = ModeTutor
+	}
+	if !ValidMode(mode) {
+		return nil, ErrInvalidMode
+	}
+	if style == "" {
+		style = StyleExplain
+	}
+	if !ValidStyle(style) {
+		return nil, ErrInvalidStyle
+	}
+	c := &Conversation{UserID: userID, Mode: mode, Style: style}
+	if lessonID != "" {
+		var mod int64
+		err := s.db.WithContext(ctx).Raw(`SELECT module_id FROM lessons WHERE id = ?`, lessonID).Row().Scan(&mod)
+		if err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, ErrNotFound
+			}
+			return nil, fmt.Errorf("find lesson: %w", err)
+		}
+		c.LessonID = &lessonID
+		if moduleID == 0 {
+			moduleID = mod
+		}
+	} else if mode == ModeLesson {
+		return nil, ErrNoLesson
+	}
+	if moduleID != 0 {
+		c.ModuleID = &moduleID
+	}
+	err := s.db.WithContext(ctx).
+		Raw(`INSERT INTO conversations (user_id, mode, style, lesson_id, module_id)
+		     VALUES (?, ?, ?, ?, ?) RETURNING id, title, next_seq, created_at, last_activity_at`,
+			userID, mode, style, c.LessonID, c.ModuleID).
+		Row().Scan(&c.ID, &c.Title, &c.NextSeq, &c.CreatedAt, &c.LastActivityAt)
+	if err != nil {
+		return nil, fmt.Errorf("create conversation: %w", err)
+	}
+	return c, nil
+}
+
+// Get returns the user's live conversation, or ErrNotFound.
+func (s *Conversations) Get(ctx context.Context, userID, id string) (*Conversation, error) {
+	if !validID(id) || !validID(userID) {
+		return nil, ErrNotFound
+	}
+	var c Conversation
+	err := s.db.WithContext(ctx).Where("id = ? AND user_id = ? AND deleted_at IS NULL", id, userID).Take(&c).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &c, nil
+}
+
+// ConversationCursor marks a position in the thread list: the last row seen.
+type ConversationCursor struct {
+	LastActivityAt time.Time
+	ID             string
+}
+
+// ListOptions narrow and page the thread list.
+type ListOptions struct {
+	Limit    int                 // default 20, at most 100
+	After    *ConversationCursor // the last row of the previous page
+	LessonID string              // only threads about this lesson
+	Mode     string              // only threads of this mode
+}
+
+// List returns the user's live, non-empty threads, most recently active
+// first, and the cursor of the next page (nil on the last page).
+func (s *Conversations) List(ctx context.Context, userID string, opt ListOptions) ([]Conversation, *ConversationCursor, error) {
+	if !validID(userID) {
+		return nil, nil, nil
+	}
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	limit = min(limit, 100)
+	q := s.db.WithContext(ctx).Where("user_id = ? AND deleted_at IS NULL AND next_seq > 0", userID)
+	if opt.After != nil {
+		q = q.Where("(last_activity_at, id) < (?, ?)", opt.After.LastActivityAt, opt.After.ID)
+	}
+	if opt.LessonID != "" {
+		q = q.Where("lesson_id = ?", opt.LessonID)
+	}
+	if opt.Mode != "" {
+		q = q.Where("mode = ?", opt.Mode)
+	}
+	var rows []Conversation
+	if err := q.Order("last_activity_at DESC, id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, nil, fmt.Errorf("list conversations: %w", err)
+	}
+	if len(rows) <= limit {
+		return rows, nil, nil
+	}
+	rows = rows[:limit]
+	last := rows[limit-1]
+	return rows, &ConversationCursor{LastActivityAt: last.LastActivityAt, ID: last.ID}, nil
+}
+
+// Delete hides the user's conversation (soft delete) and clears it as the
+// active thread; ErrNotFound when it is not theirs or already gone.
+func (s *Conversations) Delete(ctx context.Context, userID, id string) error {
+	if !validID(id) || !validID(userID) {
+		return ErrNotFound
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Exec(`UPDATE conversations SET deleted_at = now() WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, id, userID)
+		if res.Error != nil {
+			return fmt.Errorf("delete conversation: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return ErrNotFound
+		}
+		if err := tx.Exec(`UPDATE users SET active_conversation_id = NULL WHERE id = ? AND active_conversation_id = ?`, userID, id).Error; err != nil {
+			return fmt.Errorf("clear active conversation: %w", err)
+		}
+		return nil
+	})
+}
+
+// SetStyle changes the teaching style of the user's conversation; the next answer uses it.
+func (s *Conversations) SetStyle(ctx context.Context, userID, id, style string) error {
+	if !ValidStyle(style) {
+		return ErrInvalidStyle
+	}
+	if !validID(id) || !validID(userID) {
+		return ErrNotFound
+	}
+	res := s.db.WithContext(ctx).Exec(`UPDATE conversations SET style = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, style, id, userID)
+	if res.Error != nil {
+		return fmt.Errorf("set style: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SetActive records the thread the user last opened, so /chat reopens it.
+func (s *Conversations) SetActive(ctx context.Context, userID, id string) error {
+	if !validID(id) || !validID(userID) {
+		return ErrNotFound
+	}
+	res := s.db.WithContext(ctx).Exec(`UPDATE users SET active_conversation_id = ?
+		WHERE id = ? AND EXISTS (SELECT 1 FROM conversations WHERE id = ? AND user_id = ? AND deleted_at IS NULL)`,
+		id, userID, id, userID)
+	if res.Error != nil {
+		return fmt.Errorf("set active conversation: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// TitleFrom makes a thread title from a first question: whitespace folded,
+// at most TitleMaxChars characters, an ellipsis when cut.
+func TitleFrom(question string) string {
+	t := strings.Join(strings.Fields(question), " ")
+	if utf8.RuneCountInString(t) <= TitleMaxChars {
+		return t
+	}
+	r := []rune(t)[:TitleMaxChars-1]
+	return strings.TrimRight(string(r), " ") + "…"
+}

@@ -1,0 +1,421 @@
+package models
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
+
+// Message roles and statuses, as stored in messages.role and messages.status.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+
+	StatusComplete  = "complete"
+	StatusStreaming = "streaming"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+)
+
+// Rating values and reasons, as stored in messages.rating and rating_reason.
+const (
+	RatingUp   = "up"
+	RatingDown = "down"
+)
+
+// RatingReasons are the reasons a student may give with a rating.
+var RatingReasons = []string{"lesson_unclear", "answer_wrong", "not_asked", "other"}
+
+// MaxRatingComment is the longest rating comment kept, in characters.
+const MaxRatingComment = 1000
+
+// Errors for messages; the fronts translate them.
+var (
+	ErrNotRateable   = errors.New("only a complete answer can be rated")
+	ErrInvalidRating = errors.New("rating must be up or down")
+	ErrInvalidReason = errors.New("unknown rating reason")
+	ErrNotRetryable  = errors.New("only a finished answer can be regenerated")
+)
+
+// JSON is a jsonb column kept as raw bytes; the tutor decodes its own shape.
+type JSON []byte
+
+// Value sends the JSON as text, which PostgreSQL casts to jsonb.
+func (j JSON) Value() (driver.Value, error) {
+	if len(j) == 0 {
+		return "{}", nil
+	}
+	return string(j), nil
+}
+
+// Scan copies the column's bytes, which the driver may reuse.
+func (j *JSON) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*j = nil
+	case []byte:
+		*j = append(JSON(nil), v...)
+	case string:
+		*j = JSON(v)
+	default:
+		return fmt.Errorf("scan json: unexpected %T", src)
+	}
+	return nil
+}
+
+// Message is one turn of a conversation.
+type Message struct {
+	ID             string `gorm:"type:uuid;primaryKey;default:gen_random_uuid()"`
+	ConversationID string `gorm:"type:uuid"`
+	UserID         string `gorm:"type:uuid"`
+	Seq            int
+	Role           string
+	Content        string
+	Status         string
+	Rating         *string
+	RatingReason   *string
+	RatingComment  string
+	RatedAt        *time.Time
+	Provider       string
+	Model          string
+	LatencyMs      *int
+	TtftMs         *int
+	TokensIn       *int
+	TokensOut      *int
+	ErrorCode      string
+	Metadata       JSON `gorm:"type:jsonb"`
+	QuotaPeriod    *time.Time
+	CreatedAt      time.Time
+	CompletedAt    *time.Time
+}
+
+// Messages is the store of conversation turns; every query is scoped by user.
+type Messages struct {
+	db     *gorm.DB
+	quotas *Quotas
+}
+
+// NewMessages returns the messages store.
+func NewMessages(db *gorm.DB) *Messages { return &Messages{db: db, quotas: NewQuotas(db)} }
+
+// AttachmentInput is a file sent with a question, its text already extracted.
+type AttachmentInput struct {
+	Filename string
+	MIME     string
+	Data     []byte
+	Text     string
+}
+
+// TurnInput is a question to record.
+type TurnInput struct {
+	UserID         string
+	ConversationID string
+	Content        string
+	// AssistantID is the id the pending answer gets; the caller picks it so
+	// the answer can be registered for streaming before the row is visible.
+	AssistantID string
+	Now         time.Time
+	Attachment  *AttachmentInput
+}
+
+// Turn is what BeginTurn recorded.
+type Turn struct {
+	Conversation Conversation
+	User         Message
+	Assistant    Message
+	QuotaPeriod  time.Time
+}
+
+// BeginTurn records a question in one transaction: the conversation must be
+// the user's (else ErrNotFound and nothing written), a question of the
+// month is reserved (*QuotaError when none is left), the user message and a
+// streaming assistant message get the next two seqs, the title is set from
+// the first question, and the thread becomes the user's active one.
+func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
+	if !validID(in.ConversationID) || !validID(in.UserID) {
+		return nil, ErrNotFound
+	}
+	var t Turn
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		c := &t.Conversation
+		// Bumping next_seq first locks the thread, so concurrent asks in it
+		// serialise and get consecutive seqs.
+		err := tx.Raw(`UPDATE conversations
+			SET next_seq = next_seq + 2, last_activity_at = ?,
+			    title = CASE WHEN title = '' THEN ? ELSE title END
+			WHERE id = ? AND user_id = ? AND deleted_at IS NULL
+			RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at`,
+			in.Now, TitleFrom(in.Content), in.ConversationID, in.UserID).
+			Row().Scan(&c.ID, &c.UserID, &c.Title, &c.Mode, &c.Style, &c.LessonID, &c.ModuleID, &c.NextSeq, &c.CreatedAt, &c.LastActivityAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("allocate seq: %w", err)
+		}
+		period, err := s.quotas.Reserve(ctx, tx, in.UserID, in.Now)
+		if err != nil {
+			return err
+		}
+		t.QuotaPeriod = period
+		t.User = Message{ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
+			Content: in.Content, Status: StatusComplete, Metadata: JSON("{}"), CreatedAt: in.Now, CompletedAt: &in.Now}
+		if err := tx.Raw(`INSERT INTO messages (conversation_id, user_id, seq, role, content, status, created_at, completed_at)
+			VALUES (?, ?, ?, 'user', ?, 'complete', ?, ?) RETURNING id`,
+			c.ID, in.UserID, t.User.Seq, in.Content, in.Now, in.Now).Row().Scan(&t.User.ID); err != nil {
+			return fmt.Errorf("insert question: %w", err)
+		}
+		t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,
+			Role: RoleAssistant, Status: StatusStreaming, Metadata: JSON("{}"), QuotaPeriod: &period, CreatedAt: in.Now}
+		if err := tx.Exec(`INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at)
+			VALUES (?, ?, ?, ?, 'assistant', 'streaming', ?, ?)`,
+			in.AssistantID, c.ID, in.UserID, t.Assistant.Seq, period, in.Now).Error; err != nil {
+			return fmt.Errorf("insert answer: %w", err)
+		}
+		if a := in.Attachment; a != nil {
+			sum := sha256.Sum256(a.Data)
+			if err := tx.Exec(`INSERT INTO attachments (message_id, user_id, filename, mime, size, sha256, extracted_text, data)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.User.ID, in.UserID, a.Filename, a.MIME, len(a.Data),
+				hex.EncodeToString(sum[:]), strings.ToValidUTF8(a.Text, ""), a.Data).Error; err != nil {
+				return fmt.Errorf("insert attachment: %w", err)
+			}
+		}
+		if err := tx.Exec(`UPDATE users SET active_conversation_id = ? WHERE id = ?`, c.ID, in.UserID).Error; err != nil {
+			return fmt.Errorf("set active conversation: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// BeginRetry reopens a finished answer of the user for regeneration in
+// place (same id and seq): a question is reserved again, the content,
+// rating and receipt are cleared and the status is streaming. It returns
+// the reopened answer and the question it answers.
+func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now time.Time) (answer, question *Message, err error) {
+	if !validID(msgID) || !validID(userID) {
+		return nil, nil, ErrNotFound
+	}
+	var a, q Message
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := tx.Raw(`SELECT * FROM messages m WHERE id = ? AND user_id = ? AND role = 'assistant'
+			AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)
+			FOR UPDATE`, msgID, userID).Scan(&a).Error
+		if err != nil {
+			return fmt.Errorf("find answer: %w", err)
+		}
+		if a.ID == "" {
+			return ErrNotFound
+		}
+		if a.Status == StatusStreaming {
+			return ErrNotRetryable
+		}
+		if err := tx.Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user'`,
+			a.ConversationID, a.Seq-1).Scan(&q).Error; err != nil {
+			return fmt.Errorf("find question: %w", err)
+		}
+		if q.ID == "" {
+			return ErrNotRetryable
+		}
+		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
+			return fmt.Errorf("touch conversation: %w", err)
+		}
+		// An answer that failed was refunded; a complete or cancelled one
+		// still holds its question. Either way this generation counts one,
+		// and the old count (if any) stays spent.
+		period, err := s.quotas.Reserve(ctx, tx, userID, now)
+		if err != nil {
+			return err
+		}
+		if err := tx.Exec(`UPDATE messages SET status = 'streaming', content = '', error_code = '', metadata = '{}',
+			rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL,
+			provider = '', model = '', latency_ms = NULL, ttft_ms = NULL, tokens_in = NULL, tokens_out = NULL,
+			completed_at = NULL, quota_period = ? WHERE id = ?`, period, a.ID).Error; err != nil {
+			return fmt.Errorf("reopen answer: %w", err)
+		}
+		a.Status, a.Content, a.ErrorCode, a.Metadata, a.QuotaPeriod = StatusStreaming, "", "", JSON("{}"), &period
+		a.Rating, a.RatingReason, a.RatingComment, a.RatedAt = nil, nil, "", nil
+		a.Provider, a.Model, a.LatencyMs, a.TtftMs, a.TokensIn, a.TokensOut, a.CompletedAt = "", "", nil, nil, nil, nil, nil
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &a, &q, nil
+}
+
+// Get returns the user's message, or ErrNotFound.
+func (s *Messages) Get(ctx context.Context, userID, id string) (*Message, error) {
+	if !validID(id) || !validID(userID) {
+		return nil, ErrNotFound
+	}
+	var m Message
+	err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Take(&m).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &m, nil
+}
+
+// ListByConversation returns the thread's messages in seq order; ErrNotFound
+// when the conversation is not the user's.
+func (s *Messages) ListByConversation(ctx context.Context, userID, conversationID string) ([]Message, error) {
+	if _, err := NewConversations(s.db).Get(ctx, userID, conversationID); err != nil {
+		return nil, err
+	}
+	var ms []Message
+	err := s.db.WithContext(ctx).Where("conversation_id = ? AND user_id = ?", conversationID, userID).
+		Order("seq").Find(&ms).Error
+	if err != nil {
+		return nil, fmt.Errorf("list messages: %w", err)
+	}
+	return ms, nil
+}
+
+// RecentTurns returns the newest turns before seq that may enter a prompt,
+// newest first, at most limit, and how many such turns exist in all. A
+// question whose answer failed, is still streaming, or was cancelled
+// before any text, is left out with that answer.
+func (s *Messages) RecentTurns(ctx context.Context, userID, conversationID string, beforeSeq, limit int) ([]Message, int, error) {
+	type row struct {
+		Message
+		Total int
+	}
+	var rows []row
+	err := s.db.WithContext(ctx).Raw(`SELECT m.id, m.seq, m.role, m.content, m.metadata, count(*) OVER () AS total
+		FROM messages m
+		LEFT JOIN messages a ON a.conversation_id = m.conversation_id AND a.seq = m.seq + 1 AND m.role = 'user'
+		WHERE m.conversation_id = ? AND m.user_id = ? AND m.seq < ?
+		  AND CASE WHEN m.role = 'assistant'
+		           THEN m.status = 'complete' OR (m.status = 'cancelled' AND m.content <> '')
+		           ELSE a.role = 'assistant' AND (a.status = 'complete' OR (a.status = 'cancelled' AND a.content <> ''))
+		      END
+		ORDER BY m.seq DESC LIMIT ?`, conversationID, userID, beforeSeq, limit).Scan(&rows).Error
+	if err != nil {
+		return nil, 0, fmt.Errorf("recent turns: %w", err)
+	}
+	out := make([]Message, len(rows))
+	total := 0
+	for i, r := range rows {
+		out[i] = r.Message
+		total = r.Total
+	}
+	return out, total, nil
+}
+
+// FinishInput is the final state of an answer.
+type FinishInput struct {
+	Status    string // complete, failed or cancelled
+	Content   string
+	ErrorCode string
+	Provider  string
+	Model     string
+	LatencyMs int
+	TtftMs    *int
+	TokensIn  int
+	TokensOut int
+	Metadata  JSON
+	Now       time.Time
+}
+
+// Finish stores an answer's final state. Only a streaming answer is
+// updated, so a late writer cannot overwrite a recovered or retried one;
+// it reports whether the row was updated.
+func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (bool, error) {
+	res := s.db.WithContext(ctx).Exec(`UPDATE messages SET status = ?, content = ?, error_code = ?, provider = ?, model = ?,
+		latency_ms = ?, ttft_ms = ?, tokens_in = ?, tokens_out = ?, metadata = ?, completed_at = ?
+		WHERE id = ? AND status = 'streaming'`,
+		in.Status, strings.ToValidUTF8(in.Content, "\uFFFD"), in.ErrorCode, in.Provider, in.Model,
+		in.LatencyMs, in.TtftMs, in.TokensIn, in.TokensOut, in.Metadata, in.Now, id)
+	if res.Error != nil {
+		return false, fmt.Errorf("finish answer: %w", res.Error)
+	}
+	return res.RowsAffected > 0, nil
+}
+
+// FailInterrupted marks every answer left streaming (by a process that
+// stopped) as failed with error code "interrupted", refunds their
+// questions, and returns their ids. Call it before any generation starts.
+func (s *Messages) FailInterrupted(ctx context.Context, now time.Time) ([]string, error) {
+	var ids []string
+	err := s.db.WithContext(ctx).Raw(`SELECT id FROM messages WHERE status = 'streaming'`).Scan(&ids).Error
+	if err != nil {
+		return nil, fmt.Errorf("find interrupted answers: %w", err)
+	}
+	for _, id := range ids {
+		if _, err := s.quotas.Refund(ctx, id); err != nil {
+			return nil, err
+		}
+		if err := s.db.WithContext(ctx).Exec(`UPDATE messages SET status = 'failed', error_code = 'interrupted',
+			completed_at = ? WHERE id = ? AND status = 'streaming'`, now, id).Error; err != nil {
+			return nil, fmt.Errorf("fail interrupted answer: %w", err)
+		}
+	}
+	return ids, nil
+}
+
+// Rate records the user's rating of a complete answer; rating "" clears it.
+func (s *Messages) Rate(ctx context.Context, userID, id, rating, reason, comment string) error {
+	if !validID(id) || !validID(userID) {
+		return ErrNotFound
+	}
+	if rating != RatingUp && rating != RatingDown && rating != "" {
+		return ErrInvalidRating
+	}
+	var reasonArg *string
+	if reason != "" {
+		ok := false
+		for _, r := range RatingReasons {
+			ok = ok || r == reason
+		}
+		if !ok {
+			return ErrInvalidReason
+		}
+		reasonArg = &reason
+	}
+	comment = strings.TrimSpace(strings.ToValidUTF8(comment, ""))
+	if utf8.RuneCountInString(comment) > MaxRatingComment {
+		comment = string([]rune(comment)[:MaxRatingComment])
+	}
+	var ratingArg *string
+	if rating != "" {
+		ratingArg = &rating
+	} else {
+		reasonArg, comment = nil, ""
+	}
+	var status, role string
+	err := s.db.WithContext(ctx).Raw(`SELECT status, role FROM messages WHERE id = ? AND user_id = ?`, id, userID).
+		Row().Scan(&status, &role)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("rate: %w", err)
+	}
+	if role != RoleAssistant || status != StatusComplete {
+		return ErrNotRateable
+	}
+	res := s.db.WithContext(ctx).Exec(`UPDATE messages SET rating = ?, rating_reason = ?, rating_comment = ?,
+		rated_at = CASE WHEN ?::text IS NULL THEN NULL ELSE now() END
+		WHERE id = ? AND user_id = ? AND role = 'assistant' AND status = 'complete'`,
+		ratingArg, reasonArg, comment, ratingArg, id, userID)
+	if res.Error != nil {
+		return fmt.Errorf("rate: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotRateable
+	}
+	return nil
+}

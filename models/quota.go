@@ -1,0 +1,128 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// ErrQuotaExceeded means the user has used every question of the month's plan.
+var ErrQuotaExceeded = errors.New("monthly question quota exceeded")
+
+// QuotaError says how much of the quota is used and when it resets;
+// errors.Is(err, ErrQuotaExceeded) holds for it.
+type QuotaError struct {
+	Plan    string
+	Used    int
+	Limit   int
+	ResetAt time.Time // start of the next period (UTC)
+}
+
+// Error describes the exhausted quota.
+func (e *QuotaError) Error() string {
+	return fmt.Sprintf("monthly question quota exceeded: %d of %d used on plan %s, resets %s",
+		e.Used, e.Limit, e.Plan, e.ResetAt.Format(time.DateOnly))
+}
+
+// Is makes errors.Is(err, ErrQuotaExceeded) true.
+func (e *QuotaError) Is(target error) bool { return target == ErrQuotaExceeded }
+
+// QuotaUsage is a user's question count in one period.
+type QuotaUsage struct {
+	Plan    string
+	Period  time.Time
+	Used    int
+	Limit   int // 0: unlimited
+	ResetAt time.Time
+}
+
+// Remaining is how many questions are left; -1 means unlimited.
+func (u QuotaUsage) Remaining() int {
+	if u.Limit == 0 {
+		return -1
+	}
+	return max(u.Limit-u.Used, 0)
+}
+
+// Quotas is the store of monthly question counts (plan_usage).
+type Quotas struct{ db *gorm.DB }
+
+// NewQuotas returns the quota store.
+func NewQuotas(db *gorm.DB) *Quotas { return &Quotas{db: db} }
+
+// Usage is the user's count for the period now falls in.
+func (s *Quotas) Usage(ctx context.Context, userID string, now time.Time) (QuotaUsage, error) {
+	if !validID(userID) {
+		return QuotaUsage{}, ErrNotFound
+	}
+	u := QuotaUsage{Period: Period(now), ResetAt: NextPeriod(now)}
+	err := s.db.WithContext(ctx).Raw(`SELECT u.plan, coalesce(p.questions, 0) FROM users u
+		LEFT JOIN plan_usage p ON p.user_id = u.id AND p.period = ? WHERE u.id = ?`, u.Period, userID).
+		Row().Scan(&u.Plan, &u.Used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, ErrNotFound
+	}
+	if err != nil {
+		return u, fmt.Errorf("read usage: %w", err)
+	}
+	u.Limit = PlanLimit(u.Plan)
+	return u, nil
+}
+
+// Reserve counts one question for the period now falls in, inside tx, or
+// returns a *QuotaError when the plan's limit is reached. The conditional
+// upsert is the whole race guard: concurrent reservations queue on the
+// plan_usage row and each re-checks the committed count. Unlimited plans
+// are counted too, for the dashboards.
+func (s *Quotas) Reserve(ctx context.Context, tx *gorm.DB, userID string, now time.Time) (period time.Time, err error) {
+	period = Period(now)
+	var plan string
+	if err := tx.WithContext(ctx).Raw(`SELECT plan FROM users WHERE id = ?`, userID).Row().Scan(&plan); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return period, ErrNotFound
+		}
+		return period, fmt.Errorf("reserve quota: read plan: %w", err)
+	}
+	limit := PlanLimit(plan)
+	var used int
+	err = tx.WithContext(ctx).Raw(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 1)
+		ON CONFLICT (user_id, period) DO UPDATE SET questions = plan_usage.questions + 1
+		WHERE ? = 0 OR plan_usage.questions < ?
+		RETURNING questions`, userID, period, limit, limit).Row().Scan(&used)
+	if errors.Is(err, sql.ErrNoRows) {
+		_ = tx.WithContext(ctx).Raw(`SELECT questions FROM plan_usage WHERE user_id = ? AND period = ?`, userID, period).
+			Row().Scan(&used)
+		return period, &QuotaError{Plan: plan, Used: used, Limit: limit, ResetAt: NextPeriod(now)}
+	}
+	if err != nil {
+		return period, fmt.Errorf("reserve quota: %w", err)
+	}
+	return period, nil
+}
+
+// Refund gives back the question counted for an assistant message, once:
+// clearing messages.quota_period and decrementing plan_usage happen in one
+// statement, so racing refunds (failure, cancel, restart) cannot double it.
+// It reports whether anything was refunded.
+func (s *Quotas) Refund(ctx context.Context, messageID string) (bool, error) {
+	if !validID(messageID) {
+		return false, ErrNotFound
+	}
+	res := s.db.WithContext(ctx).Exec(`WITH old AS (
+			SELECT id, user_id, quota_period FROM messages
+			WHERE id = ? AND quota_period IS NOT NULL FOR UPDATE
+		), m AS (
+			UPDATE messages SET quota_period = NULL FROM old WHERE messages.id = old.id
+			RETURNING old.user_id, old.quota_period AS period
+		)
+		UPDATE plan_usage p SET questions = p.questions - 1
+		FROM m WHERE p.user_id = m.user_id AND p.period = m.period AND p.questions > 0`, messageID)
+	if res.Error != nil {
+		return false, fmt.Errorf("refund question: %w", res.Error)
+	}
+	return res.RowsAffected > 0, nil
+}
