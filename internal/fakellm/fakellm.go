@@ -1,0 +1,362 @@
+// Package fakellm runs httptest servers that speak the real streaming wire
+// formats of the LLM providers aula supports (OpenAI chat completions SSE,
+// Anthropic Messages SSE, Gemini streamGenerateContent, Ollama /api/chat
+// NDJSON), so tests and benchmarks drive the real langchaingo clients.
+//
+// A fake streams a scripted answer and can be told to hold the stream after
+// the first token, fail with a status, hang, send a malformed stream or pace
+// its tokens. It records every request (model, system prompt, messages) and
+// reports when a client went away before the stream ended.
+package fakellm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Wire protocols a fake can speak; the values match aula's provider names.
+const (
+	OpenAI    = "openai"
+	Anthropic = "anthropic"
+	Gemini    = "googleai"
+	Ollama    = "ollama"
+)
+
+// Kinds lists every protocol, for table-driven tests.
+var Kinds = []string{OpenAI, Anthropic, Gemini, Ollama}
+
+// DefaultTokens is the answer a fake streams when Options.Tokens is empty.
+var DefaultTokens = []string{"Hello", " from", " the", " fake", " model", "."}
+
+// Options script one fake server.
+type Options struct {
+	// Tokens are streamed one wire chunk each, in order.
+	Tokens []string
+	// Hold, when set, makes every stream wait after its first token until
+	// Hold is closed (or the client goes away), so a test can prove that the
+	// first token reached it before the rest of the answer existed.
+	Hold <-chan struct{}
+	// Status, when non-zero, answers every request with this HTTP status and
+	// the provider's JSON error body instead of a stream.
+	Status int
+	// HangBeforeFirst sends the response headers and then nothing, until the
+	// client goes away.
+	HangBeforeFirst bool
+	// Malformed sends the headers and a truncated, unparseable first frame,
+	// then ends the response without the provider's end marker.
+	Malformed bool
+	// TokensPerSecond paces the tokens (0: as fast as possible); benchmarks
+	// use it to model a real model's output rate.
+	TokensPerSecond float64
+	// PromptTokens and CompletionTokens are the usage the fake reports at the
+	// end of the stream; zero reports word counts of the prompt and answer.
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Message is one chat message as the fake received it. Roles are normalised
+// to "user" and "assistant" for every protocol (Gemini's "model" included).
+type Message struct {
+	Role    string
+	Content string
+}
+
+// Request is what the fake understood of one request it received.
+type Request struct {
+	Path        string
+	Header      http.Header
+	Body        []byte
+	Model       string
+	System      string
+	Messages    []Message
+	Temperature float64
+	MaxTokens   int
+}
+
+// Server is a running fake provider.
+type Server struct {
+	// Kind is the protocol the server speaks.
+	Kind string
+	// URL is the server's root URL, without any version path: aula's provider
+	// layer appends /v1 for OpenAI and Anthropic, and Gemini and Ollama use
+	// the root as is.
+	URL string
+
+	srv  *httptest.Server
+	opts Options
+
+	mu       sync.Mutex
+	requests []Request
+
+	firstOnce    sync.Once
+	firstToken   chan struct{}
+	discOnce     sync.Once
+	disconnected chan struct{}
+	closeOnce    sync.Once
+	done         chan struct{}
+}
+
+// New starts a fake speaking kind. Call Close when done (Start does it for
+// tests).
+func New(kind string, opts Options) (*Server, error) {
+	if !slices.Contains(Kinds, kind) {
+		return nil, fmt.Errorf("fakellm: unknown kind %q", kind)
+	}
+	if len(opts.Tokens) == 0 {
+		opts.Tokens = DefaultTokens
+	}
+	s := &Server{
+		Kind:         kind,
+		opts:         opts,
+		firstToken:   make(chan struct{}),
+		disconnected: make(chan struct{}),
+		done:         make(chan struct{}),
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	return s, nil
+}
+
+// Start is New for tests and benchmarks: it fails tb on error and closes the
+// server in tb.Cleanup.
+func Start(tb testing.TB, kind string, opts Options) *Server {
+	tb.Helper()
+	s, err := New(kind, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Close stops the server. Streams still held or hanging are released first,
+// because httptest.Server.Close waits for every handler to return.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// FirstToken is closed once the server has flushed the first token of any
+// stream.
+func (s *Server) FirstToken() <-chan struct{} { return s.firstToken }
+
+// Disconnected is closed once a client went away (request context done or a
+// failed write) before its stream was complete.
+func (s *Server) Disconnected() <-chan struct{} { return s.disconnected }
+
+// Requests returns a copy of every request received so far, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// LastRequest returns the most recent request, and false if there was none.
+func (s *Server) LastRequest() (Request, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		return Request{}, false
+	}
+	return s.requests[len(s.requests)-1], true
+}
+
+// Answer is the full text the fake streams.
+func (s *Server) Answer() string { return strings.Join(s.opts.Tokens, "") }
+
+func (s *Server) markDisconnected() { s.discOnce.Do(func() { close(s.disconnected) }) }
+func (s *Server) markFirstToken()   { s.firstOnce.Do(func() { close(s.firstToken) }) }
+
+// encoder writes one protocol's frames.
+type encoder interface {
+	contentType() string
+	start(w io.Writer, model string, promptTokens int) error
+	token(w io.Writer, model, text string, i int, last bool, usage [2]int) error
+	end(w io.Writer, model string, usage [2]int) error
+	malformed(w io.Writer) error
+	errorBody(status int) any
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "read body", http.StatusBadRequest)
+		return
+	}
+	var enc encoder
+	var req Request
+	switch {
+	case s.Kind == OpenAI && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		enc, err = openaiEncoder{}, parseOpenAI(body, &req)
+	case s.Kind == Anthropic && strings.HasSuffix(r.URL.Path, "/messages"):
+		enc, err = anthropicEncoder{}, parseAnthropic(body, &req)
+	case s.Kind == Gemini && strings.Contains(r.URL.Path, ":streamGenerateContent"):
+		enc, err = geminiEncoder{}, parseGemini(r.URL.Path, body, &req)
+	case s.Kind == Ollama && r.URL.Path == "/api/chat":
+		enc, err = ollamaEncoder{}, parseOllama(body, &req)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		http.Error(w, "fakellm: cannot parse request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	req.Path, req.Header, req.Body = r.URL.Path, r.Header.Clone(), body
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+
+	if s.opts.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		if s.opts.Status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		w.WriteHeader(s.opts.Status)
+		_ = json.NewEncoder(w).Encode(enc.errorBody(s.opts.Status))
+		return
+	}
+
+	flusher, _ := w.(http.Flusher)
+	flush := func() {
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	w.Header().Set("Content-Type", enc.contentType())
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flush()
+
+	ctx := r.Context()
+	// wait blocks on ch (nil: never ready) and reports false when the client
+	// went away or the server is closing.
+	wait := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		case <-ctx.Done():
+			s.markDisconnected()
+			return false
+		case <-s.done:
+			return false
+		}
+	}
+	if s.opts.HangBeforeFirst {
+		wait(nil)
+		return
+	}
+	if s.opts.Malformed {
+		_ = enc.malformed(w)
+		flush()
+		return
+	}
+
+	usage := [2]int{s.opts.PromptTokens, s.opts.CompletionTokens}
+	if usage[0] == 0 {
+		usage[0] = wordCount(req.System) + wordCount(joinMessages(req.Messages))
+	}
+	if usage[1] == 0 {
+		usage[1] = wordCount(s.Answer())
+	}
+	write := func(f func(io.Writer) error) bool {
+		if err := f(w); err != nil {
+			s.markDisconnected()
+			return false
+		}
+		flush()
+		return true
+	}
+	if !write(func(w io.Writer) error { return enc.start(w, req.Model, usage[0]) }) {
+		return
+	}
+	var tick <-chan time.Time
+	if s.opts.TokensPerSecond > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / s.opts.TokensPerSecond))
+		defer t.Stop()
+		tick = t.C
+	}
+	for i, tok := range s.opts.Tokens {
+		if tick != nil && i > 0 {
+			select {
+			case <-tick:
+			case <-ctx.Done():
+				s.markDisconnected()
+				return
+			case <-s.done:
+				return
+			}
+		}
+		last := i == len(s.opts.Tokens)-1
+		if !write(func(w io.Writer) error { return enc.token(w, req.Model, tok, i, last, usage) }) {
+			return
+		}
+		if i == 0 {
+			s.markFirstToken()
+			if s.opts.Hold != nil && !wait(s.opts.Hold) {
+				return
+			}
+		}
+		if ctx.Err() != nil {
+			s.markDisconnected()
+			return
+		}
+	}
+	write(func(w io.Writer) error { return enc.end(w, req.Model, usage) })
+}
+
+func wordCount(s string) int { return len(strings.Fields(s)) }
+
+func joinMessages(ms []Message) string {
+	var b strings.Builder
+	for _, m := range ms {
+		b.WriteString(m.Content)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// textOf reads a message content that is either a string or an array of
+// typed parts ({"type":"text","text":...}), as OpenAI and Anthropic allow.
+func textOf(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("content is neither a string nor parts: %w", err)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "" || p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+func normaliseRole(role string) string {
+	if role == "model" || role == "assistant" || role == "ai" {
+		return "assistant"
+	}
+	return role
+}
+
+var errNoMessages = errors.New("no messages")
