@@ -48,11 +48,15 @@ type Request struct {
 	History     []Turn   // earlier turns, oldest first, already windowed
 	Question    string   // the current user turn (attachment text included)
 	Model       string   // model name; empty means the provider's default
-	Temperature float64  //
+	Temperature float64  // sampling temperature, passed as is (0 is deterministic)
 	MaxTokens   int      // 0 means the provider's default
 	Lang        string   // "en" or "es": the language to answer in
 	Mode        string   // "lesson", "tutor" or "help"
 	Sources     []Source // retrieved chunks; the offline provider answers from these
+	// Style is the conversation's answer style ("explain" or "guide"). Model
+	// providers get it through System; the offline provider honours "guide"
+	// by offering a hint and a question back instead of the whole answer.
+	Style string
 }
 
 // Usage is what the provider reports (or aula estimates) about token counts.

@@ -1,0 +1,579 @@
+package tutor
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/anthropic"
+	"github.com/tmc/langchaingo/llms/googleai"
+	"github.com/tmc/langchaingo/llms/ollama"
+	"github.com/tmc/langchaingo/llms/openai"
+	"google.golang.org/api/option"
+)
+
+// Default model of each provider, used when neither the route nor
+// AULA_LLM_MODEL names one.
+const (
+	DefaultOpenAIModel    = "gpt-4o-mini"
+	DefaultAnthropicModel = "claude-sonnet-4-5"
+	DefaultGoogleAIModel  = "gemini-2.5-flash"
+	DefaultOllamaModel    = "llama3.2"
+	OfflineModel          = "offline-tutor"
+)
+
+// Upstream endpoints used when no base URL is configured.
+const (
+	defaultOpenAIBaseURL    = "https://api.openai.com/v1"
+	defaultAnthropicBaseURL = "https://api.anthropic.com/v1"
+)
+
+// DefaultModel returns the model a provider uses when none is given, or ""
+// for an unknown provider.
+func DefaultModel(provider string) string {
+	switch provider {
+	case ProviderOffline:
+		return OfflineModel
+	case ProviderOpenAI:
+		return DefaultOpenAIModel
+	case ProviderAnthropic:
+		return DefaultAnthropicModel
+	case ProviderGoogleAI:
+		return DefaultGoogleAIModel
+	case ProviderOllama:
+		return DefaultOllamaModel
+	}
+	return ""
+}
+
+// ModelOf returns the model a provider answers with by default (every
+// provider built by NewProvider reports one); "" if it does not say.
+func ModelOf(p Provider) string {
+	if m, ok := p.(interface{ Model() string }); ok {
+		return m.Model()
+	}
+	return ""
+}
+
+// CredentialsFromEnv reads the provider variables DESIGN.md lists; pass
+// os.Getenv.
+func CredentialsFromEnv(getenv func(string) string) Credentials {
+	return Credentials{
+		OpenAIKey:        getenv("OPENAI_API_KEY"),
+		OpenAIBaseURL:    getenv("OPENAI_BASE_URL"),
+		AnthropicKey:     getenv("ANTHROPIC_API_KEY"),
+		AnthropicBaseURL: getenv("ANTHROPIC_BASE_URL"),
+		GoogleKey:        getenv("GOOGLE_API_KEY"),
+		OllamaHost:       getenv("OLLAMA_HOST"),
+	}
+}
+
+// credentialsError names the missing variable in its message while still
+// matching ErrNoCredentials.
+type credentialsError struct{ msg string }
+
+func (e *credentialsError) Error() string { return e.msg }
+func (e *credentialsError) Unwrap() error { return ErrNoCredentials }
+
+// CheckCredentials reports whether creds are enough to use provider name:
+// nil, an error wrapping ErrNoCredentials that names the variable to set, or
+// one wrapping ErrUnknownProvider.
+//
+// OpenAI is usable with OPENAI_API_KEY, or with only OPENAI_BASE_URL for a
+// local OpenAI-compatible server that takes no key. Ollama needs OLLAMA_HOST
+// even though it takes no key: routing to a local model nobody configured is
+// refused rather than silently tried at 127.0.0.1:11434.
+func CheckCredentials(name string, creds Credentials) error {
+	switch name {
+	case ProviderOffline:
+		return nil
+	case ProviderOpenAI:
+		if creds.OpenAIKey == "" && creds.OpenAIBaseURL == "" {
+			return &credentialsError{"openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server without a key)"}
+		}
+	case ProviderAnthropic:
+		if creds.AnthropicKey == "" {
+			return &credentialsError{"anthropic needs ANTHROPIC_API_KEY"}
+		}
+	case ProviderGoogleAI:
+		if creds.GoogleKey == "" {
+			return &credentialsError{"googleai needs GOOGLE_API_KEY"}
+		}
+	case ProviderOllama:
+		if creds.OllamaHost == "" {
+			return &credentialsError{"ollama needs OLLAMA_HOST (for example http://127.0.0.1:11434)"}
+		}
+	default:
+		return fmt.Errorf("%w %q", ErrUnknownProvider, name)
+	}
+	return nil
+}
+
+// NewProvider builds the provider called name, answering with model (""
+// for the provider's default). It checks credentials first, so a route to a
+// provider without them fails here, not on the first question.
+//
+// Base URLs: OPENAI_BASE_URL and ANTHROPIC_BASE_URL may be given with or
+// without the version path. A URL with no path at all (http://host:8000)
+// gets /v1 appended; one with a path is used as is, because compatible
+// servers put the API under paths of their own (…/openai/v1, /v1beta/openai).
+func NewProvider(ctx context.Context, name, model string, creds Credentials) (Provider, error) {
+	if err := CheckCredentials(name, creds); err != nil {
+		return nil, err
+	}
+	model = cmp.Or(model, DefaultModel(name))
+	p := &llmProvider{name: name, model: model}
+	switch name {
+	case ProviderOffline:
+		return NewOffline(creds.OfflineTokenDelayMs), nil
+	case ProviderOpenAI:
+		base, err := apiBaseURL(creds.OpenAIBaseURL, defaultOpenAIBaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("openai: OPENAI_BASE_URL: %w", err)
+		}
+		// The client refuses an empty token; servers that need none ignore it.
+		token := cmp.Or(creds.OpenAIKey, "no-key")
+		llm, err := openai.New(openai.WithToken(token), openai.WithBaseURL(base),
+			openai.WithModel(model), openai.WithHTTPClient(upstreamClient))
+		if err != nil {
+			return nil, fmt.Errorf("openai: %w", err)
+		}
+		p.open = fixed(llm)
+	case ProviderAnthropic:
+		base, err := apiBaseURL(creds.AnthropicBaseURL, defaultAnthropicBaseURL)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: ANTHROPIC_BASE_URL: %w", err)
+		}
+		llm, err := anthropic.New(anthropic.WithToken(creds.AnthropicKey), anthropic.WithBaseURL(base),
+			anthropic.WithModel(model), anthropic.WithHTTPClient(upstreamClient))
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: %w", err)
+		}
+		p.open = fixed(llm)
+	case ProviderGoogleAI:
+		p.open = geminiOpener(creds, model)
+		// Build one client now so bad settings fail at route time.
+		_, closeFn, err := p.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		closeFn()
+	case ProviderOllama:
+		host := creds.OllamaHost
+		if !strings.Contains(host, "://") {
+			host = "http://" + host // OLLAMA_HOST is commonly host:port
+		}
+		if _, err := url.Parse(host); err != nil {
+			return nil, fmt.Errorf("ollama: OLLAMA_HOST: %w", err)
+		}
+		llm, err := ollama.New(ollama.WithServerURL(host), ollama.WithModel(model),
+			ollama.WithHTTPClient(upstreamClient))
+		if err != nil {
+			return nil, fmt.Errorf("ollama: %w", err)
+		}
+		p.open = fixed(llm)
+	}
+	return p, nil
+}
+
+// apiBaseURL applies the base URL rule documented on NewProvider.
+func apiBaseURL(raw, def string) (string, error) {
+	if raw == "" {
+		return def, nil
+	}
+	u, err := url.Parse(strings.TrimRight(raw, "/"))
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("%q is not an absolute URL", raw)
+	}
+	if u.Path == "" {
+		u.Path = "/v1"
+	}
+	return u.String(), nil
+}
+
+func fixed(m llms.Model) func(context.Context) (llms.Model, func(), error) {
+	return func(context.Context) (llms.Model, func(), error) { return m, func() {}, nil }
+}
+
+// geminiOpener builds a Gemini client per call: the genai client holds a
+// gRPC connection that only Close releases, and callers build providers per
+// route lookup, so a long-lived client would leak.
+func geminiOpener(creds Credentials, model string) func(context.Context) (llms.Model, func(), error) {
+	// With a custom HTTP client the REST transport no longer adds the API
+	// key itself, so the transport sends it as a header.
+	hc := &http.Client{Transport: &headerTransport{key: creds.GoogleKey, next: upstreamClient.Transport}}
+	return func(ctx context.Context) (llms.Model, func(), error) {
+		opts := []googleai.Option{
+			googleai.WithAPIKey(creds.GoogleKey), // still used by the gRPC cache client
+			googleai.WithDefaultModel(model),
+			googleai.WithRest(),
+			googleai.WithHTTPClient(hc),
+		}
+		if creds.GoogleEndpoint != "" {
+			opts = append(opts, func(o *googleai.Options) {
+				o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(creds.GoogleEndpoint))
+			})
+		}
+		g, err := googleai.New(ctx, opts...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("googleai: %w", err)
+		}
+		return g, func() { _ = g.Close() }, nil
+	}
+}
+
+type headerTransport struct {
+	key  string
+	next http.RoundTripper
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("x-goog-api-key", t.key)
+	return t.next.RoundTrip(r)
+}
+
+// upstreamClient is shared by every provider so connections are reused. Its
+// transport notes the HTTP status of each response in the call's state,
+// because langchaingo's clients report statuses as text, if at all.
+var upstreamClient = &http.Client{Transport: &statusTransport{next: http.DefaultTransport}}
+
+type callStateKey struct{}
+
+// callState is what the transport learns about one Stream call.
+type callState struct {
+	mu     sync.Mutex
+	status int
+}
+
+func (s *callState) get() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status
+}
+
+type statusTransport struct{ next http.RoundTripper }
+
+func (t *statusTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if st, ok := r.Context().Value(callStateKey{}).(*callState); ok && resp != nil {
+		st.mu.Lock()
+		st.status = resp.StatusCode
+		st.mu.Unlock()
+	}
+	return resp, err
+}
+
+// Error codes of ProviderError, stable for fronts and metrics.
+const (
+	CodeRateLimited     = "rate_limited"     // HTTP 429
+	CodeUpstreamError   = "upstream_error"   // 5xx, or an error the provider reported
+	CodeAuthFailed      = "auth_failed"      // 401, 403: key wrong or revoked
+	CodeBadRequest      = "bad_request"      // other 4xx: unknown model, prompt too long
+	CodeTimeout         = "timeout"          // the deadline passed before the answer ended
+	CodeCancelled       = "cancelled"        // the caller cancelled ctx
+	CodeMalformedStream = "malformed_stream" // the stream could not be parsed or ended early
+	CodeUnavailable     = "unavailable"      // no connection to the upstream
+	CodeAborted         = "aborted"          // onToken returned an error
+)
+
+// ProviderError is every error Stream returns: a stable Code for fronts to
+// show a clear message, the upstream HTTP status when there was one, and the
+// cause (errors.Is(err, context.Canceled) works through it).
+type ProviderError struct {
+	Provider string
+	Code     string
+	Status   int
+	Err      error
+}
+
+// Error describes the failure with its code and cause.
+func (e *ProviderError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s: %s (HTTP %d): %v", e.Provider, e.Code, e.Status, e.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.Provider, e.Code, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// ErrorCode returns the Code of a ProviderError in err's chain, or "" if
+// there is none.
+func ErrorCode(err error) string {
+	if pe, ok := errors.AsType[*ProviderError](err); ok {
+		return pe.Code
+	}
+	return ""
+}
+
+var errMalformed = errors.New("stream ended without the provider's end marker")
+
+// llmProvider streams through a langchaingo model.
+type llmProvider struct {
+	name  string
+	model string
+	open  func(context.Context) (llms.Model, func(), error)
+}
+
+func (p *llmProvider) Name() string  { return p.name }
+func (p *llmProvider) Model() string { return p.model }
+
+func (p *llmProvider) Stream(ctx context.Context, req Request, onToken func(string) error) (Usage, error) {
+	// A call-scoped context lets us abort the upstream request when we
+	// return for any reason: googleai merely stops reading on a streaming
+	// error and would leave the response open.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	state := &callState{}
+	callCtx = context.WithValue(callCtx, callStateKey{}, state)
+
+	llm, closeFn, err := p.open(callCtx)
+	if err != nil {
+		return Usage{}, p.fail(CodeUpstreamError, 0, err)
+	}
+	defer closeFn()
+
+	s := &sink{onToken: onToken}
+	opts := []llms.CallOption{
+		llms.WithModel(cmp.Or(req.Model, p.model)),
+		llms.WithTemperature(req.Temperature),
+		llms.WithStreamingFunc(s.write),
+	}
+	if req.MaxTokens > 0 {
+		opts = append(opts, llms.WithMaxTokens(req.MaxTokens))
+	}
+	resp, err := llm.GenerateContent(callCtx, buildMessages(req), opts...)
+	streamed, tokenErr := s.close()
+	usage := estimateUsage(req, streamed)
+
+	// langchaingo may return nil with partial text after a cancel.
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		code := CodeCancelled
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			code = CodeTimeout
+		}
+		return usage, p.fail(code, 0, ctxErr)
+	}
+	if tokenErr != nil {
+		return usage, p.fail(CodeAborted, 0, tokenErr)
+	}
+	if err != nil {
+		code, status := classify(err, state.get())
+		return usage, p.fail(code, status, err)
+	}
+	var choice *llms.ContentChoice
+	if resp != nil && len(resp.Choices) > 0 {
+		choice = resp.Choices[0]
+	}
+	if p.truncated(choice, streamed) {
+		return usage, p.fail(CodeMalformedStream, 0, errMalformed)
+	}
+	if choice != nil {
+		if in, out := reportedUsage(choice.GenerationInfo); in > 0 || out > 0 {
+			usage = Usage{TokensIn: cmp.Or(in, usage.TokensIn), TokensOut: cmp.Or(out, usage.TokensOut)}
+		}
+	}
+	return usage, nil
+}
+
+// truncated spots streams that langchaingo accepts although they ended
+// before the provider's end marker: the OpenAI client skips unparseable
+// lines and stops at EOF without [DONE]; the Ollama client returns no
+// message when the final done:true line never came. Anthropic and Gemini
+// clients already fail on such streams.
+func (p *llmProvider) truncated(choice *llms.ContentChoice, streamed string) bool {
+	switch p.name {
+	case ProviderOpenAI:
+		return choice == nil || choice.StopReason == ""
+	case ProviderOllama:
+		return choice == nil || (streamed != "" && choice.Content == "")
+	}
+	return choice == nil
+}
+
+func (p *llmProvider) fail(code string, status int, err error) error {
+	return &ProviderError{Provider: p.name, Code: code, Status: status, Err: err}
+}
+
+// classify maps a langchaingo error and the HTTP status seen on the wire to
+// a ProviderError code.
+func classify(err error, status int) (string, int) {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return CodeRateLimited, status
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return CodeAuthFailed, status
+	case status >= 500:
+		return CodeUpstreamError, status
+	case status >= 400:
+		return CodeBadRequest, status
+	}
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	var netErr net.Error
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return CodeTimeout, 0
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return CodeTimeout, 0
+	case errors.As(err, &syntaxErr), errors.As(err, &typeErr),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, bufio.ErrTooLong),
+		errors.Is(err, anthropic.ErrEmptyResponse), errors.Is(err, openai.ErrEmptyResponse),
+		strings.Contains(err.Error(), "proto:"):
+		return CodeMalformedStream, 0
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return CodeUnavailable, 0
+	}
+	return CodeUpstreamError, 0
+}
+
+// sink forwards streamed chunks to onToken. It is locked and closed because
+// some clients call the streaming func from a reader goroutine that can
+// outlive GenerateContent; nothing reaches onToken after Stream returns.
+type sink struct {
+	onToken func(string) error
+	mu      sync.Mutex
+	text    strings.Builder
+	err     error
+	closed  bool
+}
+
+var errSinkClosed = errors.New("stream already returned")
+
+func (s *sink) write(ctx context.Context, chunk []byte) error {
+	if len(chunk) == 0 {
+		return nil // role and finish chunks carry no text
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return errSinkClosed
+	case s.err != nil:
+		return s.err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t := string(chunk)
+	if err := s.onToken(t); err != nil {
+		s.err = err
+		return err
+	}
+	s.text.WriteString(t)
+	return nil
+}
+
+func (s *sink) close() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return s.text.String(), s.err
+}
+
+// buildMessages turns a Request into langchaingo messages: the system
+// prompt, the history as real alternating human/AI turns, then the
+// question. Consecutive turns of one role are merged and a leading assistant
+// turn is dropped, because Anthropic and Gemini reject conversations that do
+// not alternate starting with the user.
+func buildMessages(req Request) []llms.MessageContent {
+	var msgs []llms.MessageContent
+	if strings.TrimSpace(req.System) != "" {
+		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, req.System))
+	}
+	var turns []Turn
+	for _, t := range req.History {
+		if strings.TrimSpace(t.Content) == "" {
+			continue
+		}
+		role := "user"
+		if t.Role == "assistant" {
+			role = "assistant"
+		}
+		if len(turns) == 0 && role == "assistant" {
+			continue
+		}
+		if n := len(turns); n > 0 && turns[n-1].Role == role {
+			turns[n-1].Content += "\n\n" + t.Content
+			continue
+		}
+		turns = append(turns, Turn{Role: role, Content: t.Content})
+	}
+	question := req.Question
+	if n := len(turns); n > 0 && turns[n-1].Role == "user" {
+		question = turns[n-1].Content + "\n\n" + question
+		turns = turns[:n-1]
+	}
+	for _, t := range turns {
+		typ := llms.ChatMessageTypeHuman
+		if t.Role == "assistant" {
+			typ = llms.ChatMessageTypeAI
+		}
+		msgs = append(msgs, llms.TextParts(typ, t.Content))
+	}
+	return append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, question))
+}
+
+// reportedUsage reads token counts from GenerationInfo, whose keys differ
+// per provider.
+func reportedUsage(info map[string]any) (in, out int) {
+	for _, k := range []string{"PromptTokens", "InputTokens", "input_tokens"} {
+		if v := toInt(info[k]); v > 0 {
+			in = v
+			break
+		}
+	}
+	for _, k := range []string{"CompletionTokens", "OutputTokens", "output_tokens"} {
+		if v := toInt(info[k]); v > 0 {
+			out = v
+			break
+		}
+	}
+	return in, out
+}
+
+func toInt(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case int32:
+		return int(n)
+	case int64:
+		return int(n)
+	case float64:
+		return int(n)
+	case float32:
+		return int(n)
+	}
+	return 0
+}
+
+// EstimateTokens approximates a token count as one token per four
+// characters, for providers that report none.
+func EstimateTokens(s string) int {
+	return (utf8.RuneCountInString(s) + 3) / 4
+}
+
+func estimateUsage(req Request, answer string) Usage {
+	in := EstimateTokens(req.System) + EstimateTokens(req.Question)
+	for _, t := range req.History {
+		in += EstimateTokens(t.Content)
+	}
+	return Usage{TokensIn: in, TokensOut: EstimateTokens(answer)}
+}
