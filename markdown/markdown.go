@@ -1,0 +1,249 @@
+// Package markdown renders lesson and tutor Markdown to safe HTML and splits
+// lessons into the chunks the tutor retrieves and cites.
+//
+// Render and Chunks parse with the same goldmark configuration and the same
+// heading-id transformer, so a chunk's Anchor is always the id of its heading
+// on the rendered lesson page.
+package markdown
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/microcosm-cc/bluemonday"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+var (
+	// lessonMD assigns heading ids; answerMD does not, because several tutor
+	// answers share one chat page and their ids would collide with each other
+	// and with the page's own hooks (#body-ID, #m-ID).
+	lessonMD = newMarkdown(true)
+	answerMD = newMarkdown(false)
+
+	policy = newPolicy()
+)
+
+func newMarkdown(headingIDs bool) goldmark.Markdown {
+	var parserOpts []parser.Option
+	if headingIDs {
+		parserOpts = append(parserOpts, parser.WithASTTransformers(
+			util.Prioritized(headingIDTransformer{}, 1000),
+			util.Prioritized(linkRelTransformer{}, 1001),
+		))
+	} else {
+		parserOpts = append(parserOpts, parser.WithASTTransformers(
+			util.Prioritized(linkRelTransformer{}, 1001),
+		))
+	}
+	return goldmark.New(
+		goldmark.WithExtensions(
+			// GFM spelled out so the table can render align=, which the UGC
+			// policy keeps, instead of style=, which it strips.
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough,
+			extension.Linkify,
+			extension.TaskList,
+		),
+		goldmark.WithParserOptions(parserOpts...),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(codeBlockRenderer{}, 100)),
+		),
+	)
+}
+
+// chromaClass matches the class attribute chroma writes (short token codes
+// such as "kd" or "s2", plus its structural classes) and language-* on code
+// elements. It is a pattern rather than the exact list from
+// chroma.StandardTypes because a ~100-way alternation made sanitizing a
+// highlighted lesson twice as slow; content cannot set classes anyway (raw
+// HTML is off), so this only guards our own renderer.
+var chromaClass = regexp.MustCompile(`^` + classToken + `(?: ` + classToken + `)*$`)
+
+const classToken = `(?:chroma|bg|line|hl|l(?:ntable|ntd|nlinks|nt?)|cl|esc|err|cpf|[a-z]{1,2}[0-9]?|language-[a-z0-9+#_-]{1,32})`
+
+// headingID matches the ids produced by Slug plus the dedup suffix.
+var headingID = regexp.MustCompile(`^[\p{L}\p{N}_-]{1,128}$`)
+
+func newPolicy() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	// UGC allows any id on any element; replace it with ids on headings only.
+	p.AllowAttrs("id").Matching(regexp.MustCompile(`[^\s\S]`)).Globally()
+	p.AllowAttrs("id").Matching(headingID).OnElements("h1", "h2", "h3", "h4", "h5", "h6")
+	p.AllowAttrs("class").Matching(chromaClass).OnElements("code", "span", "pre", "div")
+	p.AllowAttrs("rel").Matching(regexp.MustCompile(`^nofollow noopener$`)).OnElements("a")
+	// GFM task lists.
+	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
+	p.AllowAttrs("checked", "disabled").Matching(regexp.MustCompile(`^(|checked|disabled)$`)).OnElements("input")
+	p.RequireNoFollowOnLinks(true)
+	p.AllowURLSchemes("http", "https", "mailto")
+	p.AllowRelativeURLs(true)
+	return p
+}
+
+// Render converts lesson Markdown to sanitized HTML with heading ids equal to
+// the anchors Chunks returns and chroma-highlighted fenced code.
+// Output is cached by content, since a lesson page renders the same Markdown
+// on every view and highlighting dominates the cost.
+func Render(src string) string {
+	key := sha256.Sum256([]byte(src))
+	if out, ok := renderCache.get(key); ok {
+		return out
+	}
+	out := convert(lessonMD, src)
+	renderCache.put(key, out)
+	return out
+}
+
+// renderCacheSize bounds the cache to roughly the lessons in active use.
+const renderCacheSize = 256
+
+var renderCache = &htmlCache{m: make(map[[32]byte]string)}
+
+// htmlCache evicts an arbitrary entry when full: lessons are few and
+// uniformly hot, so LRU bookkeeping would buy little.
+type htmlCache struct {
+	mu sync.Mutex
+	m  map[[32]byte]string
+}
+
+func (c *htmlCache) get(k [32]byte) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *htmlCache) put(k [32]byte, v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= renderCacheSize {
+		for old := range c.m {
+			delete(c.m, old)
+			break
+		}
+	}
+	c.m[k] = v
+}
+
+// RenderAnswer converts tutor-answer Markdown to sanitized HTML like Render
+// but without heading ids, for pages that show many answers at once.
+func RenderAnswer(src string) string {
+	return convert(answerMD, src)
+}
+
+// RenderInline renders a one-paragraph snippet (a title, a suggestion)
+// without the wrapping <p>; block content is rendered as Render would.
+func RenderInline(src string) string {
+	out := convert(answerMD, strings.TrimSpace(src))
+	trimmed := strings.TrimSuffix(out, "\n")
+	if strings.HasPrefix(trimmed, "<p>") && strings.HasSuffix(trimmed, "</p>") &&
+		strings.Count(trimmed, "<p>") == 1 {
+		return strings.TrimSuffix(strings.TrimPrefix(trimmed, "<p>"), "</p>")
+	}
+	return out
+}
+
+func convert(md goldmark.Markdown, src string) string {
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(src), &buf); err != nil {
+		// goldmark only fails on writer errors, which bytes.Buffer never
+		// returns; escape rather than lose the text if that ever changes.
+		return policy.Sanitize("<p>" + escapeHTML(src) + "</p>")
+	}
+	return policy.Sanitize(buf.String())
+}
+
+// linkRelTransformer marks every Markdown link so the sanitizer keeps a
+// fixed rel; bluemonday itself only adds noopener together with target=_blank.
+type linkRelTransformer struct{}
+
+func (linkRelTransformer) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n.Kind() {
+		case ast.KindLink, ast.KindAutoLink:
+			n.SetAttributeString("rel", []byte("nofollow noopener"))
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// headingIDTransformer gives every heading an id derived from its rendered
+// text rather than goldmark's raw-line ids, which drop accented letters
+// ("Configuración" → "configuracin") and keep Markdown punctuation noise.
+type headingIDTransformer struct{}
+
+func (headingIDTransformer) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	ids := newIDSet()
+	src := reader.Source()
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		if h, ok := n.(*ast.Heading); ok {
+			h.SetAttributeString("id", []byte(ids.next(plainText(h, src))))
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// plainText is the visible text of an inline container: what the reader
+// sees, which is what the slug and Chunk.Heading should be based on.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch v := c.(type) {
+		case *ast.Text:
+			b.Write(v.Segment.Value(src))
+			if v.SoftLineBreak() || v.HardLineBreak() {
+				b.WriteByte(' ')
+			}
+		case *ast.String:
+			b.Write(v.Value)
+		case *ast.AutoLink:
+			b.Write(v.Label(src))
+			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML:
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func escapeHTML(s string) string {
+	var b bytes.Buffer
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '"':
+			b.WriteString("&#34;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
