@@ -118,6 +118,16 @@ func (c *Cluster) Stop() error {
 	return nil
 }
 
+// Resume starts a stopped cluster again on the same port.
+func (c *Cluster) Resume(ctx context.Context) error {
+	data := filepath.Join(c.dir, "data")
+	o := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300", c.port, c.dir)
+	if out, err := c.run(ctx, "pg_ctl", "-D", data, "-l", filepath.Join(c.dir, "postgres.log"), "-w", "-t", "60", "-o", o, "start"); err != nil {
+		return fmt.Errorf("pg_ctl start: %w: %s", err, out)
+	}
+	return nil
+}
+
 // Restart stops and starts the server on the same port; tests use it to
 // simulate a database that goes away and comes back.
 func (c *Cluster) Restart(ctx context.Context) error {
@@ -133,9 +143,9 @@ func (c *Cluster) run(ctx context.Context, name string, args ...string) (string,
 	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, name), args...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
-	if c.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.cred}
-	}
+	// Its own process group: a Ctrl-C in the terminal reaches aula, which
+	// stops the server after draining, instead of killing the server first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: c.cred}
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"gorm.io/gorm"
+
+	"aula/internal/pgcluster"
+	"aula/migrations"
+	"aula/models"
+)
+
+// database is the open, migrated database and, when aula manages it, the cluster.
+type database struct {
+	Gorm    *gorm.DB
+	cluster *pgcluster.Cluster
+	log     *slog.Logger
+}
+
+// openDatabase connects to DATABASE_URL, or starts the managed cluster under
+// .data/postgres (creating its database on first run), then migrates.
+func openDatabase(ctx context.Context, cfg *config, log *slog.Logger) (*database, error) {
+	d := &database{log: log}
+	url := cfg.DatabaseURL
+	if url == "" {
+		dir := filepath.Join(cfg.DataDir, "postgres")
+		log.Info("starting the managed PostgreSQL", "dir", dir)
+		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir})
+		if err != nil {
+			return nil, fmt.Errorf("start the local PostgreSQL: %w", err)
+		}
+		d.cluster = c
+		if err := createDatabase(ctx, c.URL("postgres"), "aula"); err != nil {
+			d.Close()
+			return nil, err
+		}
+		url = c.URL("aula")
+	}
+	db, err := models.Open(ctx, url)
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("%w (check DATABASE_URL, or leave it empty to let aula run its own PostgreSQL)", err)
+	}
+	d.Gorm = db
+	sqlDB, _ := db.DB()
+	if err := migrations.Up(ctx, sqlDB); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func createDatabase(ctx context.Context, adminURL, name string) error {
+	admin, err := sql.Open("pgx", adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	var exists bool
+	if err := admin.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return fmt.Errorf("check database: %w", err)
+	}
+	if !exists {
+		if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+			return fmt.Errorf("create database: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the connections and stops the managed cluster.
+func (d *database) Close() {
+	if d.Gorm != nil {
+		if sqlDB, err := d.Gorm.DB(); err == nil {
+			sqlDB.Close()
+		}
+	}
+	if d.cluster != nil {
+		if err := d.cluster.Stop(); err != nil && !errors.Is(err, context.Canceled) {
+			d.log.Error("stop PostgreSQL", "error", err)
+		} else {
+			d.log.Info("PostgreSQL stopped")
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"aula/handlers"
+	"aula/models"
+	"aula/static"
+)
+
+// serve runs the web server until ctx ends (SIGINT/SIGTERM), then drains.
+func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	seedIfEmpty := fs.Bool("seed-if-empty", false, "import the demo content and users when the database has no lessons")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db, err := openDatabase(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if *seedIfEmpty {
+		n, err := models.NewContent(db.Gorm).CountLessons(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			if err := seed(ctx, db.Gorm, log); err != nil {
+				return err
+			}
+		}
+	}
+	app, err := newApp(cfg, db, log)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           app.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// Slow uploads are cut off; streams (long responses) are not bounded here.
+		ReadTimeout: 60 * time.Second,
+		IdleTimeout: 120 * time.Second,
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (set AULA_ADDR to another address)", cfg.Addr, err)
+	}
+	go sweepSessions(ctx, app, log)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "drain", cfg.DrainTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("shutdown", "error", err)
+	}
+	return nil
+}
+
+// newApp builds the handlers' dependencies.
+func newApp(cfg *config, db *database, log *slog.Logger) (*handlers.App, error) {
+	secret, err := cfg.sessionSecret()
+	if err != nil {
+		return nil, err
+	}
+	hashKey := sha256.Sum256(append([]byte("aula session signing\x00"), secret...))
+	sessions := models.NewSessionStore(db.Gorm, hashKey[:])
+	sessions.Options.Secure = cfg.SecureCookies
+	return &handlers.App{
+		DB:           db.Gorm,
+		Users:        models.NewUsers(db.Gorm),
+		Sessions:     sessions,
+		Throttle:     models.NewLoginThrottle(db.Gorm),
+		Content:      models.NewContent(db.Gorm),
+		Log:          log,
+		Static:       static.FS,
+		AssetVersion: static.Version(static.FS),
+	}, nil
+}
+
+// sweepSessions deletes expired sessions every hour.
+func sweepSessions(ctx context.Context, app *handlers.App, log *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		if n, err := app.Sessions.DeleteExpired(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("delete expired sessions", "error", err)
+		} else if n > 0 {
+			log.Info("deleted expired sessions", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"gorm.io/gorm"
+
+	"aula/models"
+)
+
+// userCmd runs `aula user create|set-plan|list`.
+func userCmd(ctx context.Context, db *gorm.DB, args []string) error {
+	users := models.NewUsers(db)
+	if len(args) == 0 {
+		return errors.New("usage: aula user create|set-plan|list")
+	}
+	switch args[0] {
+	case "create":
+		fs := flag.NewFlagSet("user create", flag.ContinueOnError)
+		var n models.NewUser
+		fs.StringVar(&n.Email, "email", "", "email address (required)")
+		fs.StringVar(&n.Name, "name", "", "display name (required)")
+		fs.StringVar(&n.Password, "password", "", "password, at least 8 characters (required)")
+		fs.StringVar(&n.Plan, "plan", models.PlanFree, fmt.Sprintf("plan, one of %v", models.Plans))
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		u, err := users.Create(ctx, n)
+		if err != nil {
+			return fmt.Errorf("user create: %w", err)
+		}
+		fmt.Printf("created %s (%s, %s)\n", u.Email, u.Plan, u.ID)
+		return nil
+	case "set-plan":
+		if len(args) != 3 {
+			return errors.New("usage: aula user set-plan EMAIL PLAN")
+		}
+		u, err := users.SetPlan(ctx, args[1], args[2])
+		if errors.Is(err, models.ErrNotFound) {
+			return fmt.Errorf("user set-plan: no user with email %s", args[1])
+		}
+		if err != nil {
+			return fmt.Errorf("user set-plan: %w", err)
+		}
+		fmt.Printf("%s is now on %s\n", u.Email, u.Plan)
+		return nil
+	case "list":
+		list, err := users.List(ctx)
+		if err != nil {
+			return err
+		}
+		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "EMAIL\tNAME\tPLAN\tCREATED")
+		for _, u := range list {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", u.Email, u.Name, u.Plan, u.CreatedAt.Format("2006-01-02"))
+		}
+		return w.Flush()
+	}
+	return fmt.Errorf("unknown user command %q (create, set-plan, list)", args[0])
+}
+
+// contentCmd runs `aula content import DIR`.
+func contentCmd(ctx context.Context, db *gorm.DB, args []string) error {
+	if len(args) != 2 || args[0] != "import" {
+		return errors.New("usage: aula content import DIR")
+	}
+	rep, err := models.NewContent(db).Import(ctx, os.DirFS(args[1]))
+	if err != nil {
+		return err
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintf(os.Stderr, "%s/%s\n", args[1], e.Error())
+	}
+	fmt.Printf("imported %d lessons and %d help articles; %d unchanged; %d files with errors\n",
+		rep.Lessons, rep.HelpArticles, rep.Unchanged, len(rep.Errors))
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("%d files were not imported", len(rep.Errors))
+	}
+	return nil
+}

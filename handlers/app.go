@@ -1,0 +1,72 @@
+// Package handlers is aula's HTTP layer: the router, middleware and one
+// file per resource or screen. Handlers parse, call tutor/ or models/, and
+// render views/.
+package handlers
+
+import (
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"gorm.io/gorm"
+
+	"aula/models"
+)
+
+// App holds every dependency of the handlers; cmd/aula builds it.
+type App struct {
+	DB           *gorm.DB
+	Users        *models.Users
+	Sessions     *models.SessionStore
+	Throttle     *models.LoginThrottle
+	Content      *models.Content
+	Log          *slog.Logger
+	Static       fs.FS
+	AssetVersion string
+
+	// lessonHTML caches rendered lesson bodies by content hash.
+	lessonHTML sync.Map
+}
+
+// sessionName is the cookie that carries the signed session id.
+const sessionName = "aula_session"
+
+// maxBody bounds every request body; attachments are the largest (5 MB).
+const maxBody = "6M"
+
+// Handler builds the Echo server with every route.
+func (a *App) Handler() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = a.handleError
+	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{
+		TargetHeader: echo.HeaderXRequestID,
+		Generator:    newRequestID,
+	}))
+	e.Use(a.logRequests, a.recoverPanics, securityHeaders)
+	e.Use(middleware.BodyLimit(maxBody))
+
+	e.GET("/healthz", a.healthz)
+	e.GET("/readyz", a.readyz)
+	e.GET("/static/highlight.css", a.highlightCSS)
+	e.GET("/static/*", a.static)
+
+	// Everything else is a page of the site: it has a session, a language and CSRF checks.
+	site := e.Group("", a.loadSession, a.checkCSRF)
+	site.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/learn") })
+	site.GET("/signup", a.signupForm)
+	site.POST("/signup", a.signup)
+	site.GET("/login", a.loginForm)
+	site.POST("/login", a.login)
+	site.POST("/logout", a.logout)
+	site.POST("/locale", a.setLocale)
+
+	auth := site.Group("", a.requireUser)
+	auth.GET("/learn", a.catalog)
+	auth.GET("/learn/:path", a.path)
+	auth.GET("/learn/:path/:lesson", a.lesson)
+	return e
+}

@@ -1,0 +1,61 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"aula/models"
+	"aula/views"
+)
+
+// handleError is the one place errors become responses: an HTML page, an
+// HTMX fragment, or JSON under /api. Responses already sent are left alone.
+func (a *App) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, message := http.StatusInternalServerError, ""
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &he):
+		status = he.Code
+		if status == http.StatusRequestEntityTooLarge || status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+			break
+		}
+	case errors.Is(err, models.ErrNotFound):
+		status = http.StatusNotFound
+	case models.IsUnavailable(err):
+		status = http.StatusServiceUnavailable
+	case errors.Is(err, context.Canceled):
+		// The client went away; there is nobody to answer.
+		return
+	}
+	if status >= 500 && status != http.StatusServiceUnavailable {
+		a.Log.Error("request failed", "id", c.Response().Header().Get(echo.HeaderXRequestID),
+			"path", c.Request().URL.Path, "error", err.Error())
+	}
+	if status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", "5")
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		_ = c.JSON(status, map[string]any{"error": map[string]string{
+			"code": strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_")), "message": http.StatusText(status)}})
+		return
+	}
+	// The page frame needs the session; when the database is down, render
+	// without it rather than fail again.
+	if status != http.StatusServiceUnavailable {
+		_ = a.prepare(c)
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if rerr := a.render(c, status, views.ErrorPage(status, message), views.ErrorBox(status, message)); rerr != nil {
+		_ = c.String(status, http.StatusText(status))
+	}
+}

@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"aula/markdown"
+	"aula/views"
+)
+
+// catalog lists every learning path.
+func (a *App) catalog(c echo.Context) error {
+	paths, err := a.Content.Catalog(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.Catalog(paths), nil)
+}
+
+// path shows one path's modules and lessons.
+func (a *App) path(c echo.Context) error {
+	p, err := a.Content.PathBySlug(c.Request().Context(), c.Param("path"))
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.PathPage(p), nil)
+}
+
+// lesson shows a lesson with its neighbours.
+func (a *App) lesson(c echo.Context) error {
+	page, err := a.Content.LessonPage(c.Request().Context(), c.Param("path"), c.Param("lesson"))
+	if err != nil {
+		return err
+	}
+	v := views.LessonView{Page: page, Body: a.lessonBody(page.Lesson.ContentHash, page.Lesson.ContentMD),
+		Minutes: max(1, len(strings.Fields(page.Lesson.ContentMD))/200)}
+	return a.render(c, http.StatusOK, views.LessonPage(v), nil)
+}
+
+// lessonBody renders a lesson's Markdown once per content version.
+func (a *App) lessonBody(hash, md string) string {
+	if html, ok := a.lessonHTML.Load(hash); ok {
+		return html.(string)
+	}
+	html := markdown.Render(md)
+	a.lessonHTML.Store(hash, html)
+	return html
+}

@@ -1,0 +1,100 @@
+package handlers_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"aula/content"
+	"aula/handlers"
+	"aula/internal/pgtest"
+	"aula/internal/webtest"
+	"aula/models"
+	"aula/static"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// server is aula's handler on a fresh database with the demo content.
+type server struct {
+	URL  string
+	App  *handlers.App
+	DB   *pgtest.DB
+	SQLs *atomic.Int64 // statements run, for counting tests
+}
+
+func newServer(t testing.TB) *server {
+	t.Helper()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	rep, err := models.NewContent(db.DB).Import(ctx, content.FS)
+	if err != nil || len(rep.Errors) > 0 {
+		t.Fatalf("import demo content: %v %v", err, rep.Errors)
+	}
+	s := &server{DB: db, SQLs: countStatements(t, db.DB)}
+	s.App = &handlers.App{
+		DB:           db.DB,
+		Users:        models.NewUsers(db.DB),
+		Sessions:     models.NewSessionStore(db.DB, []byte("test-session-key-0123456789abcdef")),
+		Throttle:     models.NewLoginThrottle(db.DB),
+		Content:      models.NewContent(db.DB),
+		Log:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Static:       static.FS,
+		AssetVersion: static.Version(static.FS),
+	}
+	hs := httptest.NewServer(s.App.Handler())
+	t.Cleanup(hs.Close)
+	s.URL = hs.URL
+	return s
+}
+
+// countStatements counts every SQL statement GORM sends.
+func countStatements(t testing.TB, db *gorm.DB) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	inc := func(*gorm.DB) { n.Add(1) }
+	cb := db.Callback()
+	for name, err := range map[string]error{
+		"create": cb.Create().After("gorm:create").Register("count:create", inc),
+		"query":  cb.Query().After("gorm:query").Register("count:query", inc),
+		"update": cb.Update().After("gorm:update").Register("count:update", inc),
+		"delete": cb.Delete().After("gorm:delete").Register("count:delete", inc),
+		"row":    cb.Row().After("gorm:row").Register("count:row", inc),
+		"raw":    cb.Raw().After("gorm:raw").Register("count:raw", inc),
+	} {
+		if err != nil {
+			t.Fatalf("register %s counter: %v", name, err)
+		}
+	}
+	return &n
+}
+
+// user creates an account directly in the database.
+func (s *server) user(t testing.TB, email, password, plan string) *models.User {
+	t.Helper()
+	u, err := s.App.Users.Create(context.Background(), models.NewUser{Email: email, Name: "Test " + plan, Password: password, Plan: plan})
+	if err != nil {
+		t.Fatalf("create user: %v", err)
+	}
+	return u
+}
+
+// signIn returns a client signed in as email.
+func (s *server) signIn(t testing.TB, email, password string) *webtest.Client {
+	t.Helper()
+	c := webtest.New(t, s.URL)
+	p := c.Submit(c.Get("/login"), `form[action="/login"]`, map[string]string{"email": email, "password": password})
+	if p.Status != 200 || p.URL.Path != "/learn" {
+		t.Fatalf("sign in as %s: status %d at %s", email, p.Status, p.URL)
+	}
+	return c
+}
+
+func newJar() (http.CookieJar, error) { return cookiejar.New(nil) }

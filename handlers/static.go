@@ -1,0 +1,34 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"aula/markdown"
+)
+
+// static serves the embedded files. A URL carrying the current version is
+// immutable and cached for a year; others are revalidated. http.FS refuses
+// paths that leave the tree.
+func (a *App) static(c echo.Context) error {
+	if c.QueryParam("v") == a.AssetVersion {
+		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		c.Response().Header().Set("Cache-Control", "public, max-age=300")
+	}
+	r := c.Request()
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = "/" + c.Param("*")
+	http.FileServer(http.FS(a.Static)).ServeHTTP(c.Response(), r2)
+	return nil
+}
+
+// highlightCSS serves the code highlighting stylesheet.
+func (a *App) highlightCSS(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
+	return c.Blob(http.StatusOK, "text/css; charset=utf-8", []byte(markdown.HighlightCSS()))
+}
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }

@@ -1,0 +1,105 @@
+// Package i18n holds every UI string in English and Spanish and picks the
+// language of a request. Strings live beside each other per screen, in
+// files named for the screen, each entry {English, Spanish}.
+package i18n
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Supported languages.
+const (
+	EN = "en"
+	ES = "es"
+)
+
+var catalog = map[string][2]string{}
+
+// add registers a screen's strings; a key defined twice is a programming error.
+func add(entries map[string][2]string) bool {
+	for k, v := range entries {
+		if _, dup := catalog[k]; dup {
+			panic("i18n: duplicate key " + k)
+		}
+		catalog[k] = v
+	}
+	return true
+}
+
+type ctxKey struct{}
+
+// WithLang returns a context carrying the request's language.
+func WithLang(ctx context.Context, lang string) context.Context {
+	return context.WithValue(ctx, ctxKey{}, Normalize(lang))
+}
+
+// Lang is the language carried by ctx, English when none.
+func Lang(ctx context.Context) string {
+	if l, ok := ctx.Value(ctxKey{}).(string); ok {
+		return l
+	}
+	return EN
+}
+
+// Normalize maps anything but "es" to "en".
+func Normalize(lang string) string {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(lang)), ES) {
+		return ES
+	}
+	return EN
+}
+
+// T translates key into ctx's language; args fill fmt verbs in the text.
+func T(ctx context.Context, key string, args ...any) string { return In(Lang(ctx), key, args...) }
+
+// In translates key into lang. An unknown key shows itself, so it is noticed.
+func In(lang, key string, args ...any) string {
+	v, ok := catalog[key]
+	if !ok {
+		return key
+	}
+	s := v[0]
+	if lang == ES {
+		s = v[1]
+	}
+	if len(args) > 0 {
+		return fmt.Sprintf(s, args...)
+	}
+	return s
+}
+
+// Keys lists every key, for tests.
+func Keys() []string {
+	keys := make([]string, 0, len(catalog))
+	for k := range catalog {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Entry returns the English and Spanish text of key.
+func Entry(key string) ([2]string, bool) { v, ok := catalog[key]; return v, ok }
+
+// Negotiate picks en or es from an Accept-Language header by quality.
+func Negotiate(header string) string {
+	best, bestQ := EN, -1.0
+	for _, part := range strings.Split(header, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		base := strings.ToLower(strings.SplitN(tag, "-", 2)[0])
+		if (base == EN || base == ES) && q > bestQ {
+			best, bestQ = base, q
+		}
+	}
+	return best
+}

@@ -1,0 +1,49 @@
+package i18n
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestEveryKeyHasBothLanguages(t *testing.T) {
+	for _, k := range Keys() {
+		v, _ := Entry(k)
+		if strings.TrimSpace(v[0]) == "" || strings.TrimSpace(v[1]) == "" {
+			t.Errorf("%s: missing a translation: %q", k, v)
+		}
+		if strings.Count(v[0], "%") != strings.Count(v[1], "%") {
+			t.Errorf("%s: format verbs differ between languages: %q", k, v)
+		}
+	}
+}
+
+func TestNegotiate(t *testing.T) {
+	tests := []struct{ header, want string }{
+		{"", "en"},
+		{"es-ES,es;q=0.9,en;q=0.8", "es"},
+		{"en-US,en;q=0.9,es;q=0.8", "en"},
+		{"fr-FR,fr;q=0.9,es;q=0.5", "es"},
+		{"de", "en"},
+		{"es;q=0.2,en;q=0.7", "en"},
+		{";;;,,q=", "en"},
+	}
+	for _, tt := range tests {
+		if got := Negotiate(tt.header); got != tt.want {
+			t.Errorf("Negotiate(%q) = %q, want %q", tt.header, got, tt.want)
+		}
+	}
+}
+
+func TestTranslate(t *testing.T) {
+	ctx := WithLang(context.Background(), "es-MX")
+	if got := T(ctx, "nav.learn"); got != "Aprender" {
+		t.Errorf("T(es, nav.learn) = %q", got)
+	}
+	if got := T(context.Background(), "learn.lessons", 3); got != "3 lessons" {
+		t.Errorf("T(en, learn.lessons, 3) = %q", got)
+	}
+	if got := T(ctx, "no.such.key"); got != "no.such.key" {
+		t.Errorf("unknown key = %q", got)
+	}
+}

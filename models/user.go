@@ -1,0 +1,225 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/crypto/argon2"
+	"gorm.io/gorm"
+)
+
+// User is a person with an account.
+type User struct {
+	ID                   string `gorm:"type:uuid;primaryKey;default:gen_random_uuid()"`
+	Email                string
+	PasswordHash         string
+	Name                 string
+	Plan                 string
+	Locale               string
+	ActiveConversationID *string `gorm:"type:uuid"`
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
+}
+
+// FirstName is the first word of the user's name, for greetings.
+func (u *User) FirstName() string {
+	first, _, _ := strings.Cut(strings.TrimSpace(u.Name), " ")
+	return first
+}
+
+// Validation errors for sign-up; the fronts translate them.
+var (
+	ErrEmailTaken     = errors.New("an account with this email already exists")
+	ErrInvalidEmail   = errors.New("invalid email address")
+	ErrShortPassword  = errors.New("password must have at least 8 characters")
+	ErrLongPassword   = errors.New("password must have at most 256 characters")
+	ErrInvalidName    = errors.New("name must have between 1 and 100 characters")
+	ErrBadCredentials = errors.New("wrong email or password")
+	ErrUnknownLocale  = errors.New("unknown locale")
+)
+
+// MinPasswordLen is the shortest password accepted at sign-up.
+const MinPasswordLen = 8
+
+// Users is the store of accounts.
+type Users struct{ db *gorm.DB }
+
+// NewUsers returns the users store.
+func NewUsers(db *gorm.DB) *Users { return &Users{db: db} }
+
+// NormalizeEmail trims and lower-cases an address.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// NewUser is what sign-up and `aula user create` provide.
+type NewUser struct {
+	Email, Name, Password, Plan, Locale string
+}
+
+// Validate checks the fields a person typed, in the order a form shows them.
+func (n *NewUser) Validate() error {
+	n.Email = NormalizeEmail(n.Email)
+	n.Name = strings.TrimSpace(n.Name)
+	if l := utf8.RuneCountInString(n.Name); l < 1 || l > 100 {
+		return ErrInvalidName
+	}
+	if addr, err := mail.ParseAddress(n.Email); err != nil || addr.Address != n.Email ||
+		!strings.Contains(n.Email[strings.LastIndexByte(n.Email, '@')+1:], ".") || len(n.Email) > 254 {
+		return ErrInvalidEmail
+	}
+	if utf8.RuneCountInString(n.Password) < MinPasswordLen {
+		return ErrShortPassword
+	}
+	if len(n.Password) > 256 {
+		return ErrLongPassword
+	}
+	if n.Plan == "" {
+		n.Plan = PlanFree
+	}
+	if !ValidPlan(n.Plan) {
+		return ErrUnknownPlan
+	}
+	if n.Locale != "" && n.Locale != "en" && n.Locale != "es" {
+		return ErrUnknownLocale
+	}
+	return nil
+}
+
+// Create validates and inserts a user; an existing email (any case) is ErrEmailTaken.
+func (s *Users) Create(ctx context.Context, n NewUser) (*User, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	u := &User{Email: n.Email, Name: n.Name, Plan: n.Plan, Locale: n.Locale, PasswordHash: HashPassword(n.Password)}
+	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
+		var pg *pgconn.PgError
+		if errors.As(err, &pg) && pg.Code == "23505" {
+			return nil, ErrEmailTaken
+		}
+		return nil, fmt.Errorf("create user: %w", err)
+	}
+	return u, nil
+}
+
+// Get returns the user with id.
+func (s *Users) Get(ctx context.Context, id string) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &u, nil
+}
+
+// GetByEmail returns the user with that email, in any case.
+func (s *Users) GetByEmail(ctx context.Context, email string) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Where("email = ?", NormalizeEmail(email)).Take(&u).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &u, nil
+}
+
+// dummyHash is compared against when the email is unknown, so both paths take the same time.
+var dummyHash = HashPassword("not a password of anyone")
+
+// Authenticate checks an email and password; any mismatch is ErrBadCredentials.
+func (s *Users) Authenticate(ctx context.Context, email, password string) (*User, error) {
+	u, err := s.GetByEmail(ctx, email)
+	if errors.Is(err, ErrNotFound) {
+		CheckPassword(dummyHash, password)
+		return nil, ErrBadCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !CheckPassword(u.PasswordHash, password) {
+		return nil, ErrBadCredentials
+	}
+	return u, nil
+}
+
+// SetPlan changes the plan of the user with that email.
+func (s *Users) SetPlan(ctx context.Context, email, plan string) (*User, error) {
+	if !ValidPlan(plan) {
+		return nil, ErrUnknownPlan
+	}
+	res := s.db.WithContext(ctx).Model(&User{}).Where("email = ?", NormalizeEmail(email)).
+		Updates(map[string]any{"plan": plan, "updated_at": time.Now()})
+	if res.Error != nil {
+		return nil, fmt.Errorf("set plan: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrNotFound
+	}
+	return s.GetByEmail(ctx, email)
+}
+
+// SetLocale stores the user's language choice.
+func (s *Users) SetLocale(ctx context.Context, id, locale string) error {
+	if locale != "en" && locale != "es" {
+		return ErrUnknownLocale
+	}
+	return s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).
+		Updates(map[string]any{"locale": locale, "updated_at": time.Now()}).Error
+}
+
+// List returns every user by email.
+func (s *Users) List(ctx context.Context) ([]User, error) {
+	var us []User
+	err := s.db.WithContext(ctx).Order("email").Find(&us).Error
+	return us, err
+}
+
+// Count returns the number of users.
+func (s *Users) Count(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&User{}).Count(&n).Error
+	return n, err
+}
+
+// argon2id parameters: OWASP's recommendation of 19 MiB, 2 passes, 1 lane.
+const (
+	argonTime    = 2
+	argonMemory  = 19 * 1024
+	argonThreads = 1
+	argonKeyLen  = 32
+)
+
+// HashPassword returns an argon2id hash in the PHC string format.
+func HashPassword(password string) string {
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt)
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+		b64.EncodeToString(salt), b64.EncodeToString(key))
+}
+
+// CheckPassword reports whether password matches an argon2id hash, in constant time.
+func CheckPassword(hash, password string) bool {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var m, t uint32
+	var p uint8
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil {
+		return false
+	}
+	b64 := base64.RawStdEncoding
+	salt, err1 := b64.DecodeString(parts[4])
+	want, err2 := b64.DecodeString(parts[5])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, t, m, p, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
