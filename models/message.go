@@ -419,3 +419,20 @@ func (s *Messages) Rate(ctx context.Context, userID, id, rating, reason, comment
 	}
 	return nil
 }
+
+// AttachmentText returns the extracted text and file name of the first
+// attachment of the user's message ("" when there is none).
+func (s *Messages) AttachmentText(ctx context.Context, userID, messageID string) (text, filename string, err error) {
+	if !validID(messageID) || !validID(userID) {
+		return "", "", ErrNotFound
+	}
+	err = s.db.WithContext(ctx).Raw(`SELECT extracted_text, filename FROM attachments WHERE message_id = ? AND user_id = ?
+		ORDER BY created_at LIMIT 1`, messageID, userID).Row().Scan(&text, &filename)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("attachment text: %w", err)
+	}
+	return text, filename, nil
+}

@@ -1,0 +1,158 @@
+package tutor
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"aula/models"
+)
+
+// condenseTimeout bounds the model call that rewrites a follow-up; past it
+// the keyword method answers, so a slow model never delays retrieval much.
+const condenseTimeout = 5 * time.Second
+
+// priorTurn is an earlier turn as condensation sees it.
+type priorTurn struct {
+	Role     string
+	Content  string
+	Headings []string // sections the answer cited
+}
+
+// followUpMarkers start questions that lean on the previous turn.
+var followUpMarkers = []string{
+	"and ", "what about", "how about", "also", "but ", "so ", "then ", "why ", "it ", "its ", "that ", "this ", "those ", "they ",
+	"y ", "e ", "¿y ", "pero ", "entonces", "también", "tambien", "eso", "esto", "lo ", "la ", "¿lo ", "¿la ", "¿eso", "¿por qué", "por qué",
+	"¿y",
+}
+
+// pronouns in a question signal a reference to an earlier topic.
+var pronouns = map[string]bool{"it": true, "this": true, "that": true, "they": true, "them": true, "those": true, "these": true,
+	"eso": true, "esto": true, "ello": true, "lo": true, "la": true, "los": true, "las": true, "ellos": true, "ese": true, "esa": true}
+
+// KeywordCondense rewrites a follow-up into a standalone retrieval query
+// without a model: when the question looks like a follow-up (short, or
+// starting with "and…"/"¿y…", or leaning on a pronoun) it appends the key
+// terms of the previous questions and the headings the last answer cited.
+// prior is newest first.
+func KeywordCondense(question string, prior []priorTurn) string {
+	question = strings.TrimSpace(question)
+	if len(prior) == 0 || !looksLikeFollowUp(question) {
+		return question
+	}
+	have := map[string]bool{}
+	for _, w := range termWords(question) {
+		have[w] = true
+	}
+	var extra []string
+	add := func(text string, limit int) {
+		n := 0
+		for _, w := range termWords(text) {
+			if n == limit {
+				return
+			}
+			if have[w] || stopword(w) || pronouns[w] {
+				continue
+			}
+			have[w] = true
+			extra = append(extra, w)
+			n++
+		}
+	}
+	users, answers := 0, 0
+	for _, t := range prior {
+		switch {
+		case t.Role == models.RoleUser && users < 2:
+			// The most recent question carries the topic; one before it
+			// helps when that one was itself a follow-up.
+			add(t.Content, 8-users*4)
+			users++
+		case t.Role == models.RoleAssistant && answers < 1:
+			for _, h := range t.Headings {
+				add(h, 4)
+			}
+			answers++
+		}
+	}
+	if len(extra) == 0 {
+		return question
+	}
+	return question + " " + strings.Join(extra, " ")
+}
+
+func looksLikeFollowUp(q string) bool {
+	lq := strings.ToLower(strings.TrimLeft(q, "¿¡ "))
+	lqq := strings.ToLower(q)
+	for _, m := range followUpMarkers {
+		if strings.HasPrefix(lq, m) || strings.HasPrefix(lqq, m) {
+			return true
+		}
+	}
+	content := 0
+	for _, w := range termWords(q) {
+		if pronouns[w] {
+			return true
+		}
+		if !stopword(w) {
+			content++
+		}
+	}
+	return content <= 3
+}
+
+// priorTurns turns stored recent messages (newest first) into condensation input.
+func priorTurns(ms []models.Message) []priorTurn {
+	out := make([]priorTurn, 0, len(ms))
+	for _, m := range ms {
+		p := priorTurn{Role: m.Role, Content: m.Content}
+		if m.Role == models.RoleAssistant && len(m.Metadata) > 0 {
+			var r Receipt
+			if json.Unmarshal(m.Metadata, &r) == nil {
+				for _, c := range r.Citations {
+					p.Headings = append(p.Headings, c.Heading)
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+const condenseSystem = `You rewrite a student's follow-up question into one standalone search query for a lesson database.
+Use the conversation to resolve what "it", "that", "y ...", "and ..." refer to. Keep the student's language.
+Answer with the query only: no quotes, no explanation, at most 20 words.`
+
+// modelCondense asks the condense route's model for a standalone query;
+// it returns "" on any failure so the caller falls back to keywords.
+func modelCondense(ctx context.Context, p Provider, route *models.AIRoute, question string, prior []priorTurn) string {
+	ctx, cancel := context.WithTimeout(ctx, condenseTimeout)
+	defer cancel()
+	var hist []Turn
+	for i := min(len(prior), 4) - 1; i >= 0; i-- {
+		hist = append(hist, Turn{Role: prior[i].Role, Content: clipRunes(prior[i].Content, 1500)})
+	}
+	var b strings.Builder
+	_, err := p.Stream(ctx, Request{System: condenseSystem, History: hist, Question: question,
+		Model: route.Model, Temperature: 0, MaxTokens: 64, Mode: "condense"}, func(tok string) error {
+		b.WriteString(tok)
+		return nil
+	})
+	if err != nil || ctx.Err() != nil {
+		return ""
+	}
+	q := strings.Trim(strings.TrimSpace(b.String()), `"'`)
+	if q == "" || utf8.RuneCountInString(q) > 400 {
+		return ""
+	}
+	return q
+}
+
+// clipRunes cuts s to at most n characters.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}

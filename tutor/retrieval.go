@@ -1,0 +1,177 @@
+package tutor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"gorm.io/gorm"
+
+	"aula/models"
+)
+
+// Retrieval defaults.
+const (
+	DefaultTopK       = 5
+	maxRetrievalTerms = 24
+)
+
+// Retriever finds the lesson or help chunks most relevant to a query with
+// PostgreSQL full-text search, in both the English and the Spanish
+// configuration, so a question matches whatever language a lesson is in.
+type Retriever struct{ db *gorm.DB }
+
+// NewRetriever returns a retriever over db.
+func NewRetriever(db *gorm.DB) *Retriever { return &Retriever{db: db} }
+
+// Scope says where to search.
+type Scope struct {
+	Mode     string // lesson and tutor search lessons; help searches help articles
+	LessonID string // lesson mode: search this lesson first
+	ModuleID int64  // then its module
+}
+
+// Search returns up to k chunks for query, best first. In lesson mode it
+// falls back from the lesson to its module and then to every lesson when
+// the narrower scope has no match.
+func (r *Retriever) Search(ctx context.Context, query string, sc Scope, k int) ([]Source, error) {
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	tsq := orQuery(query)
+	if tsq == "" {
+		return nil, nil
+	}
+	if sc.Mode == models.ModeHelp {
+		return r.search(ctx, helpSQL, tsq, "", nil, k)
+	}
+	if sc.LessonID != "" {
+		src, err := r.search(ctx, lessonSQL, tsq, "AND c.lesson_id = ?", sc.LessonID, k)
+		if err != nil || len(src) > 0 {
+			return src, err
+		}
+	}
+	if sc.ModuleID != 0 {
+		src, err := r.search(ctx, lessonSQL, tsq, "AND l.module_id = ?", sc.ModuleID, k)
+		if err != nil || len(src) > 0 {
+			return src, err
+		}
+	}
+	return r.search(ctx, lessonSQL, tsq, "", nil, k)
+}
+
+// LessonChunks returns every chunk of a lesson in order, for the outline
+// and for filling the lesson budget.
+func (r *Retriever) LessonChunks(ctx context.Context, lessonID string) ([]Source, error) {
+	var rows []Source
+	err := r.db.WithContext(ctx).Raw(`SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash
+		FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id WHERE c.lesson_id = ? ORDER BY c.position`, lessonID).
+		Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("lesson chunks: %w", err)
+	}
+	return rows, nil
+}
+
+const lessonSQL = `SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash,
+	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) AS score
+	FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id,
+	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es) q
+	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
+	ORDER BY score DESC, c.id LIMIT ?`
+
+const helpSQL = `SELECT 'help' AS kind, c.id AS chunk_id, c.article_id AS lesson_id, a.title, c.heading, c.anchor, c.text, c.hash,
+	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) AS score
+	FROM help_chunks c JOIN help_articles a ON a.id = c.article_id,
+	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es) q
+	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
+	ORDER BY score DESC, c.id LIMIT ?`
+
+func (r *Retriever) search(ctx context.Context, base, tsq, filter string, arg any, k int) ([]Source, error) {
+	args := []any{tsq, tsq}
+	if arg != nil {
+		args = append(args, arg)
+	}
+	args = append(args, k)
+	var rows []Source
+	if err := r.db.WithContext(ctx).Raw(fmt.Sprintf(base, filter), args...).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	return rows, nil
+}
+
+// orQuery turns free text into an OR of its words for to_tsquery: any
+// shared word matches and ts_rank_cd rewards chunks sharing more of them,
+// where plainto_tsquery's AND would miss on one unknown word. Only letters
+// and digits survive, so the result cannot break tsquery syntax.
+func orQuery(text string) string {
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range termWords(text) {
+		if seen[w] || stopword(w) {
+			continue
+		}
+		seen[w] = true
+		terms = append(terms, w)
+		if len(terms) == maxRetrievalTerms {
+			break
+		}
+	}
+	return strings.Join(terms, " | ")
+}
+
+// termWords splits text into lower-cased runs of letters and digits.
+func termWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// stopword reports words that carry no topic in English or Spanish; they
+// are dropped before full-text search (tsquery drops them too, but only
+// in its own language) and before condensation.
+func stopword(w string) bool {
+	if len([]rune(w)) < 2 {
+		return true
+	}
+	_, ok := stopwords[w]
+	return ok
+}
+
+var stopwords = func() map[string]struct{} {
+	list := `a an and are as at be but by can could did do does doing for from had has have how i if in into is it its
+	me my no not of on or our so than that the their them then there these they this those to too very was we were what
+	when where which while who why will with would you your about also any just more most other some such only own same
+	should now tell explain please show give know want need like use using used get make example examples thing things
+	okay ok yes hi hello thanks thank one two again else ever much many really
+	el la los las un una unos unas y o u e de del al en con por para como cómo que qué cual cuál cuales cuáles quien
+	quién es son ser está están estar fue era se su sus lo le les me mi mis te tu tus nos yo tú él ella ellos ellas
+	este esta estos estas ese esa esos esas eso esto aquí allí pero si sí no ya muy más menos también tambien cuando
+	cuándo donde dónde porque por qué hay hace hacer puedo puede pueden debo debe explica explícame explicame dime
+	dame muestra mostrar quiero necesito sobre entre sin hasta desde otro otra otros otras mismo cosa cosas hola
+	gracias vale bueno ejemplo ejemplos ahora entonces`
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(list) {
+		m[w] = struct{}{}
+	}
+	return m
+}()
+
+// Lesson reads a lesson with its sections, or models.ErrNotFound.
+func (r *Retriever) Lesson(ctx context.Context, id string) (*Lesson, error) {
+	var rows []Lesson
+	err := r.db.WithContext(ctx).Raw(`SELECT id, module_id, title, content_md AS content FROM lessons WHERE id = ?`, id).
+		Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("read lesson: %w", err)
+	}
+	if len(rows) == 0 {
+		return nil, models.ErrNotFound
+	}
+	l := &rows[0]
+	if l.Chunks, err = r.LessonChunks(ctx, id); err != nil {
+		return nil, err
+	}
+	return l, nil
+}

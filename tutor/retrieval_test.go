@@ -1,0 +1,164 @@
+package tutor
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"aula/models"
+)
+
+func TestRetrieverSearch(t *testing.T) {
+	f := newFixture(t)
+	mod := f.seedLessons(testLessons...)
+	f.seedHelp()
+	r := NewRetriever(f.db.DB)
+	tests := []struct {
+		name  string
+		query string
+		scope Scope
+		want  string // heading of the best chunk
+	}{
+		{"english", "how do I create a VLAN on a Cisco switch", Scope{Mode: models.ModeTutor}, "Configuring VLANs on a Cisco switch"},
+		{"spanish", "cómo se configura una VLAN en Cisco", Scope{Mode: models.ModeTutor}, "Configuración de VLAN en Cisco"},
+		{"spanish accents and stems", "máscaras de subred", Scope{Mode: models.ModeTutor}, "Máscaras de subred"},
+		{"lesson scope", "configuration", Scope{Mode: models.ModeLesson, LessonID: "go-basics", ModuleID: mod}, "Configuring the Go toolchain"},
+		{"lesson falls back to module", "goroutine runtime", Scope{Mode: models.ModeLesson, LessonID: "subnetting", ModuleID: mod}, "Goroutines"},
+		{"help", "how many questions a month on the free plan", Scope{Mode: models.ModeHelp}, "Monthly question limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.Search(context.Background(), tt.query, tt.scope, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == 0 || got[0].Heading != tt.want {
+				t.Fatalf("top chunk for %q: %v, want %q", tt.query, headings(got), tt.want)
+			}
+			if got[0].Score <= 0 || got[0].Hash == "" || got[0].Anchor == "" || got[0].ChunkID == 0 {
+				t.Fatalf("incomplete source: %+v", got[0])
+			}
+			for i := 1; i < len(got); i++ {
+				if got[i].Score > got[i-1].Score {
+					t.Fatalf("not ranked: %v", got)
+				}
+			}
+			if tt.scope.Mode == models.ModeHelp && got[0].Kind != "help" {
+				t.Fatalf("help mode returned %s chunks", got[0].Kind)
+			}
+		})
+	}
+	if got, _ := r.Search(context.Background(), "the of and ¿?", Scope{Mode: models.ModeTutor}, 3); len(got) != 0 {
+		t.Fatalf("stop words alone matched %v", headings(got))
+	}
+}
+
+func headings(src []Source) []string {
+	var out []string
+	for _, s := range src {
+		out = append(out, s.Heading)
+	}
+	return out
+}
+
+// The follow-up alone would match router configuration as well as VLAN
+// configuration; condensation carries the VLAN topic from the previous turn.
+func TestFollowUpRetrievesTopicChunks(t *testing.T) {
+	tests := []struct {
+		name, first, followUp, want string
+	}{
+		{"english", "What is a VLAN?", "and how do I configure it on Cisco?", "Configuring VLANs on a Cisco switch"},
+		{"spanish", "¿Qué es una VLAN?", "¿y cómo se configura en Cisco?", "Configuración de VLAN en Cisco"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.seedLessons(testLessons...)
+			u := f.user(models.PlanPro)
+			c := f.conv(u, models.ModeTutor, "", "")
+			first := ParseReceipt(f.ask(u, c, tt.first).Metadata)
+			if len(first.Citations) == 0 || !strings.Contains(strings.ToLower(first.Citations[0].Heading), "vlan") {
+				t.Fatalf("first question cited %+v", first.Citations)
+			}
+			r := ParseReceipt(f.ask(u, c, tt.followUp).Metadata)
+			if len(r.Citations) == 0 || r.Citations[0].Heading != tt.want {
+				t.Fatalf("follow-up (query %q) cited %+v, want %q first", r.RetrievalQuery, r.Citations, tt.want)
+			}
+			if !strings.Contains(strings.ToLower(r.RetrievalQuery), "vlan") || r.CondenseMethod != "keyword" {
+				t.Fatalf("condensed query %q (%s)", r.RetrievalQuery, r.CondenseMethod)
+			}
+			if r.TurnsSent != 2 || r.TurnsOmitted != 0 || r.Mode != models.ModeTutor || r.Lang == "" {
+				t.Fatalf("receipt: %+v", r)
+			}
+			if c := r.Citations[0]; c.Hash != hashOf(chunkText(tt.want)) || c.Kind != "lesson" || c.LessonID == "" {
+				t.Fatalf("citation: %+v", c)
+			}
+			req := f.prov.last(t)
+			if len(req.Sources) == 0 || req.Sources[0].Heading != tt.want || req.Sources[0].Text == "" {
+				t.Fatalf("the provider was not given the chunk: %+v", req.Sources)
+			}
+		})
+	}
+}
+
+func chunkText(heading string) string {
+	for _, l := range testLessons {
+		for _, c := range l.chunks {
+			if c.heading == heading {
+				return c.text
+			}
+		}
+	}
+	return ""
+}
+
+func TestModelCondenseUsesCondenseRoute(t *testing.T) {
+	f := newFixture(t)
+	f.seedLessons(testLessons...)
+	u := f.user(models.PlanPro)
+	c := f.conv(u, models.ModeTutor, "", "")
+	f.ask(u, c, "What is a VLAN?")
+	f.exec(`UPDATE ai_routes SET provider = 'ollama', model = 'small' WHERE use_case = 'condense'`)
+	f.prov.set(func(ctx context.Context, req Request, on func(string) error) (Usage, error) {
+		if req.Mode == "condense" {
+			return emit("VLAN configuration on a Cisco switch")(ctx, req, on)
+		}
+		return emit("ok")(ctx, req, on)
+	})
+	r := ParseReceipt(f.ask(u, c, "and on Cisco?").Metadata)
+	if r.CondenseMethod != "model" || r.RetrievalQuery != "VLAN configuration on a Cisco switch" {
+		t.Fatalf("receipt %+v", r)
+	}
+	if len(r.Citations) == 0 || r.Citations[0].Heading != "Configuring VLANs on a Cisco switch" {
+		t.Fatalf("citations %+v", r.Citations)
+	}
+}
+
+func TestKeywordCondense(t *testing.T) {
+	prior := []priorTurn{
+		{Role: models.RoleAssistant, Content: "A VLAN splits…", Headings: []string{"What is a VLAN"}},
+		{Role: models.RoleUser, Content: "What is a VLAN?"},
+	}
+	tests := []struct {
+		name, q  string
+		prior    []priorTurn
+		contains string
+		same     bool
+	}{
+		{"no history", "how do I configure it?", nil, "", true},
+		{"standalone question keeps its own terms", "How does OSPF choose the shortest path between routers?", prior, "", true},
+		{"english follow-up", "and on Cisco?", prior, "vlan", false},
+		{"spanish follow-up", "¿y cómo se configura en Cisco?", prior, "vlan", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := KeywordCondense(tt.q, tt.prior)
+			if tt.same && got != tt.q {
+				t.Fatalf("got %q, want the question unchanged", got)
+			}
+			if !tt.same && (!strings.HasPrefix(got, tt.q) || !strings.Contains(got, tt.contains)) {
+				t.Fatalf("got %q, want %q plus %q", got, tt.q, tt.contains)
+			}
+		})
+	}
+}
