@@ -384,9 +384,13 @@ func (p *llmProvider) Stream(ctx context.Context, req Request, onToken func(stri
 		return usage, p.fail(CodeMalformedStream, 0, errMalformed)
 	}
 	if choice != nil {
-		if in, out := reportedUsage(choice.GenerationInfo); in > 0 || out > 0 {
-			usage = Usage{TokensIn: cmp.Or(in, usage.TokensIn), TokensOut: cmp.Or(out, usage.TokensOut)}
+		in, out := reportedUsage(choice.GenerationInfo)
+		if p.name == ProviderGoogleAI {
+			// genai's merged response keeps the first chunk's usage, whose
+			// output count covers only that chunk.
+			out = 0
 		}
+		usage = Usage{TokensIn: cmp.Or(in, usage.TokensIn), TokensOut: cmp.Or(out, usage.TokensOut)}
 	}
 	return usage, nil
 }

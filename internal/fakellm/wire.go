@@ -214,12 +214,16 @@ func (geminiEncoder) start(w io.Writer, _ string, _ int) error {
 
 func (geminiEncoder) token(w io.Writer, model, text string, i int, last bool, usage [2]int) error {
 	cand := obj{"content": obj{"role": "model", "parts": []obj{{"text": text}}}, "index": 0}
-	chunk := obj{"candidates": []obj{cand}, "modelVersion": model}
+	// Like the real API, every chunk carries usage so far; the final one
+	// has the totals.
+	out := 1 + i
 	if last {
 		cand["finishReason"] = "STOP"
-		chunk["usageMetadata"] = obj{"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
-			"totalTokenCount": usage[0] + usage[1]}
+		out = usage[1]
 	}
+	chunk := obj{"candidates": []obj{cand}, "modelVersion": model,
+		"usageMetadata": obj{"promptTokenCount": usage[0], "candidatesTokenCount": out,
+			"totalTokenCount": usage[0] + out}}
 	b, err := json.Marshal(chunk)
 	if err != nil {
 		return err
