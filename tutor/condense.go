@@ -70,7 +70,8 @@ func KeywordCondense(question string, prior []priorTurn) string {
 			add(t.Content, 8-users*4)
 			users++
 		case t.Role == models.RoleAssistant && answers < 1:
-			for _, h := range t.Headings {
+			// Only the best citations: lower ones drift off the topic.
+			for _, h := range t.Headings[:min(len(t.Headings), 1)] {
 				add(h, 4)
 			}
 			answers++

@@ -30,6 +30,7 @@ type Scope struct {
 	Mode     string // lesson and tutor search lessons; help searches help articles
 	LessonID string // lesson mode: search this lesson first
 	ModuleID int64  // then its module
+	Lang     string // the question's language: material in it ranks first
 }
 
 // Search returns up to k chunks for query, best first. In lesson mode it
@@ -44,21 +45,21 @@ func (r *Retriever) Search(ctx context.Context, query string, sc Scope, k int) (
 		return nil, nil
 	}
 	if sc.Mode == models.ModeHelp {
-		return r.search(ctx, helpSQL, tsq, "", nil, k)
+		return r.search(ctx, helpSQL, sc.Lang, tsq, "", nil, k)
 	}
 	if sc.LessonID != "" {
-		src, err := r.search(ctx, lessonSQL, tsq, "AND c.lesson_id = ?", sc.LessonID, k)
+		src, err := r.search(ctx, lessonSQL, sc.Lang, tsq, "AND c.lesson_id = ?", sc.LessonID, k)
 		if err != nil || len(src) > 0 {
 			return src, err
 		}
 	}
 	if sc.ModuleID != 0 {
-		src, err := r.search(ctx, lessonSQL, tsq, "AND l.module_id = ?", sc.ModuleID, k)
+		src, err := r.search(ctx, lessonSQL, sc.Lang, tsq, "AND l.module_id = ?", sc.ModuleID, k)
 		if err != nil || len(src) > 0 {
 			return src, err
 		}
 	}
-	return r.search(ctx, lessonSQL, tsq, "", nil, k)
+	return r.search(ctx, lessonSQL, sc.Lang, tsq, "", nil, k)
 }
 
 // LessonChunks returns every chunk of a lesson in order, for the outline
@@ -74,28 +75,34 @@ func (r *Retriever) LessonChunks(ctx context.Context, lessonID string) ([]Source
 	return rows, nil
 }
 
+// otherLangWeight discounts material in the other language: a student
+// asking in Spanish gets the Spanish lesson's section before the English
+// one on the same topic, but still gets the English one when it is all
+// there is.
+const otherLangWeight = 0.6
+
 const lessonSQL = `SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash,
-	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) AS score
+	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) * CASE WHEN l.language = ? THEN 1 ELSE %g END AS score
 	FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id,
 	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es) q
 	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
 	ORDER BY score DESC, c.id LIMIT ?`
 
 const helpSQL = `SELECT 'help' AS kind, c.id AS chunk_id, c.article_id AS lesson_id, a.title, c.heading, c.anchor, c.text, c.hash,
-	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) AS score
+	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) * CASE WHEN a.language = ? THEN 1 ELSE %g END AS score
 	FROM help_chunks c JOIN help_articles a ON a.id = c.article_id,
 	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es) q
 	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
 	ORDER BY score DESC, c.id LIMIT ?`
 
-func (r *Retriever) search(ctx context.Context, base, tsq, filter string, arg any, k int) ([]Source, error) {
-	args := []any{tsq, tsq}
+func (r *Retriever) search(ctx context.Context, base, lang, tsq, filter string, arg any, k int) ([]Source, error) {
+	args := []any{lang, tsq, tsq}
 	if arg != nil {
 		args = append(args, arg)
 	}
 	args = append(args, k)
 	var rows []Source
-	if err := r.db.WithContext(ctx).Raw(fmt.Sprintf(base, filter), args...).Scan(&rows).Error; err != nil {
+	if err := r.db.WithContext(ctx).Raw(fmt.Sprintf(base, otherLangWeight, filter), args...).Scan(&rows).Error; err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
 	return rows, nil

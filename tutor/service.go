@@ -611,7 +611,7 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	guide := NextGuide(conv.Style, j.plain, last)
 
 	query, method := s.condense(ctx, j.plain, hist.Recent)
-	scope := Scope{Mode: conv.Mode}
+	scope := Scope{Mode: conv.Mode, Lang: lang}
 	if conv.LessonID != nil && conv.Mode == models.ModeLesson {
 		scope.LessonID = *conv.LessonID
 	}
