@@ -352,7 +352,7 @@ func cutSentences(line string) []string {
 }
 
 // offlineTerms lower-cases, folds accents, drops English and Spanish
-// stopwords and trims plural endings, so "funciones" matches "función".
+// stopwords and stems what is left.
 func offlineTerms(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(foldAccents(strings.ToLower(s)), func(r rune) bool {
@@ -366,12 +366,14 @@ func offlineTerms(s string) []string {
 	return out
 }
 
+// stem drops a plural s and then a final e, on both sides of a match, so
+// "goroutines", "goroutine", "funciones" and "función" meet their singular.
 func stem(w string) string {
-	switch {
-	case len(w) > 5 && strings.HasSuffix(w, "es"):
-		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		return w[:len(w)-1]
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		w = w[:len(w)-1]
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
 	}
 	return w
 }
