@@ -66,9 +66,9 @@ func TestOfflineAnswers(t *testing.T) {
 			want: []string{"blocks until another goroutine receives. [§ Channels](#channels)"},
 		},
 		{
-			name: "spanish",
-			req:  tutor.Request{Question: "¿Cómo inicio una goroutine?", Lang: "es", Sources: lessonSources()},
-			want: []string{"Tutor sin conexión", "AULA_LLM_PROVIDER", "[§ Goroutines](#goroutines)"},
+			name:    "spanish",
+			req:     tutor.Request{Question: "¿Cómo inicio una goroutine?", Lang: "es", Sources: lessonSources()},
+			want:    []string{"Tutor sin conexión", "AULA_LLM_PROVIDER", "[§ Goroutines](#goroutines)"},
 			notWant: []string{"Offline tutor"},
 		},
 		{
