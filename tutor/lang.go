@@ -55,9 +55,17 @@ var (
 
 // langScore is positive for Spanish evidence and negative for English.
 func langScore(text string) float64 {
-	text = codeFence.ReplaceAllString(text, " ")
-	text = codeSpan.ReplaceAllString(text, " ")
-	text = urlPattern.ReplaceAllString(text, " ")
+	// The checks skip the regexps for the common plain question.
+	if strings.Contains(text, "`") {
+		text = codeFence.ReplaceAllString(text, " ")
+		text = codeSpan.ReplaceAllString(text, " ")
+	}
+	if strings.Contains(text, "://") || strings.Contains(strings.ToLower(text), "www.") {
+		text = urlPattern.ReplaceAllString(text, " ")
+	}
+	if !strings.ContainsAny(text, "\"“«") {
+		return scoreWords(text)
+	}
 	if s := scoreWords(quoted.ReplaceAllString(text, " ")); s != 0 {
 		return s
 	}

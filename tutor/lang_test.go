@@ -125,6 +125,8 @@ func TestDetectLanguageEdgeCases(t *testing.T) {
 		{"Spanish around a quoted English error", `me sale "all goroutines are asleep - deadlock!" que hago`, "en", "es"},
 		{"English around Spanish code", "why does `fmt.Println(\"hola que tal\")` print twice", "es", "en"},
 		{"url only", "https://example.com/que-es-una-vlan", "en", "en"},
+		{"upper-case url only", "HTTPS://EXAMPLE.COM/QUE-ES-UNA-VLAN", "en", "en"},
+		{"bare www url", "www.example.es/que-es-una-vlan", "en", "en"},
 		{"code-switching es", "como configuro un trunk en cisco", "en", "es"},
 		{"code-switching en", "how do I set switchport mode trunk on the cisco", "es", "en"},
 		{"mixed, Spanish dominant", "ok pero what is the difference entre una vlan y una subred", "en", "es"},
