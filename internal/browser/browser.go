@@ -1,0 +1,323 @@
+// Package browser is the chromedp harness of aula's browser tests: Debian's
+// chromium, headless, with a fresh profile per test, a per-test timeout,
+// and a screenshot plus the page's HTML saved when a step fails.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// DefaultTimeout bounds one test's whole use of the browser.
+const DefaultTimeout = 2 * time.Minute
+
+// StepTimeout bounds one step (a navigation, a wait, a click).
+const StepTimeout = 20 * time.Second
+
+// Flags are exactly the command-line switches the browser starts with
+// (chromedp adds only its pipe and the temporary --user-data-dir).
+var Flags = []string{"headless", "no-sandbox", "disable-gpu", "disable-background-networking",
+	"disable-component-update", "disable-sync", "no-first-run"}
+
+type config struct {
+	noJS    bool
+	timeout time.Duration
+}
+
+// Option changes how New starts the browser.
+type Option func(*config)
+
+// WithoutJavaScript turns script execution off in the page, the way a
+// browser without JavaScript behaves.
+func WithoutJavaScript() Option { return func(c *config) { c.noJS = true } }
+
+// WithTimeout replaces DefaultTimeout for this test.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// Browser is one headless chromium tab bound to a test.
+type Browser struct {
+	T   testing.TB
+	Ctx context.Context // the tab's context; cancelled at the end of the test
+	// NoJS reports whether JavaScript is disabled in the page.
+	NoJS bool
+
+	dumped bool
+}
+
+// ExecPath returns Debian's chromium: /usr/bin/chromium, else chromium on PATH.
+func ExecPath() (string, error) {
+	if fi, err := os.Stat("/usr/bin/chromium"); err == nil && !fi.IsDir() {
+		return "/usr/bin/chromium", nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("chromium not found at /usr/bin/chromium or on PATH; install chromium: apt-get install -y chromium")
+}
+
+// New starts headless chromium for t and opens a blank tab. It fails the
+// test (never skips it) when chromium is missing. Everything is stopped and
+// the profile removed when the test ends.
+func New(t testing.TB, opts ...Option) *Browser {
+	t.Helper()
+	cfg := config{timeout: DefaultTimeout}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	path, err := ExecPath()
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	profile, err := os.MkdirTemp("", "aula-chromium-")
+	if err != nil {
+		t.Fatalf("browser: profile dir: %v", err)
+	}
+	allocOpts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path), chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900)}
+	for _, f := range Flags {
+		allocOpts = append(allocOpts, chromedp.Flag(f, true))
+	}
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), cfg.timeout)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, allocOpts...)
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithErrorf(func(format string, args ...any) {
+		t.Logf("chromium: "+format, args...)
+	}))
+	b := &Browser{T: t, Ctx: tabCtx, NoJS: cfg.noJS}
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+		cancelTimeout()
+		_ = os.RemoveAll(profile)
+	})
+	// Registered after the stop, so it runs first: a test that failed
+	// outside the helpers still leaves a screenshot behind.
+	t.Cleanup(func() {
+		if t.Failed() && !b.dumped {
+			b.dump()
+		}
+	})
+	if err := chromedp.Do(tabCtx); err != nil {
+		t.Fatalf("browser: start %s: %v (install chromium: apt-get install -y chromium)", path, err)
+	}
+	if cfg.noJS {
+		if _, err := chromedp.Call(tabCtx, emulation.SetScriptExecutionDisabled,
+			emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatalf("browser: disable JavaScript: %v", err)
+		}
+	}
+	return b
+}
+
+// step runs actions with the step timeout and fails the test with a
+// screenshot and the page's HTML when they fail.
+func (b *Browser) step(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.T.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.Fatalf("%s: %v", what, err)
+	}
+}
+
+// value runs one action that returns a value, like step.
+func value[T any](b *Browser, what string, a chromedp.Action[T]) T {
+	b.T.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		b.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// Navigate opens url and waits for it to load.
+func (b *Browser) Navigate(url string) {
+	b.T.Helper()
+	b.step("navigate to "+url, chromedp.Navigate(url))
+}
+
+// Reload reloads the page and waits for the load.
+func (b *Browser) Reload() {
+	b.T.Helper()
+	b.step("reload", chromedp.Reload())
+}
+
+// Fill replaces the value of the input matched by sel with text, by typing it.
+func (b *Browser) Fill(sel, text string) {
+	b.T.Helper()
+	b.step("fill "+sel, chromedp.Clear(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// Click clicks the element matched by sel, without waiting for anything.
+func (b *Browser) Click(sel string) {
+	b.T.Helper()
+	b.step("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// ClickAndWait clicks the element matched by sel (a link or a submit
+// button) and waits until the page it leads to has loaded.
+func (b *Browser) ClickAndWait(sel string) {
+	b.T.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
+	defer cancel()
+	_, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(sel))))
+	if err != nil {
+		b.Fatalf("click %s and wait for the next page: %v", sel, err)
+	}
+}
+
+// WaitVisible waits until an element matched by sel is visible.
+func (b *Browser) WaitVisible(sel string) {
+	b.T.Helper()
+	b.step("wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+}
+
+// WaitReady waits until an element matched by sel is in the page.
+func (b *Browser) WaitReady(sel string) {
+	b.T.Helper()
+	b.step("wait for "+sel, chromedp.WaitReady(chromedp.CSS(sel)))
+}
+
+// Has reports whether the page has an element matched by sel now.
+func (b *Browser) Has(sel string) bool {
+	b.T.Helper()
+	return b.Doc().Find(sel).Length() > 0
+}
+
+// HTML is the page's current DOM serialized (read through the DevTools DOM
+// domain, so it works with JavaScript disabled too).
+func (b *Browser) HTML() string {
+	b.T.Helper()
+	return value(b, "read the page's HTML", chromedp.OuterHTML(chromedp.CSS("html")))
+}
+
+// Doc is the page's current DOM, parsed.
+func (b *Browser) Doc() *goquery.Document {
+	b.T.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(b.HTML()))
+	if err != nil {
+		b.Fatalf("parse the page's HTML: %v", err)
+	}
+	return doc
+}
+
+// Text is the whitespace-collapsed text of the elements matched by sel
+// ("" when none match).
+func (b *Browser) Text(sel string) string {
+	b.T.Helper()
+	return strings.Join(strings.Fields(b.Doc().Find(sel).Text()), " ")
+}
+
+// Attr returns the attribute name of the first element matched by sel.
+func (b *Browser) Attr(sel, name string) (string, bool) {
+	b.T.Helper()
+	return b.Doc().Find(sel).First().Attr(name)
+}
+
+// Location is the URL of the page shown.
+func (b *Browser) Location() string {
+	b.T.Helper()
+	return value(b, "read the location", chromedp.Location())
+}
+
+// Path is the path of the page shown.
+func (b *Browser) Path() string {
+	b.T.Helper()
+	loc := b.Location()
+	if i := strings.Index(loc, "://"); i >= 0 {
+		loc = loc[i+3:]
+		if j := strings.IndexByte(loc, '/'); j >= 0 {
+			loc = loc[j:]
+		} else {
+			loc = "/"
+		}
+	}
+	if i := strings.IndexAny(loc, "?#"); i >= 0 {
+		loc = loc[:i]
+	}
+	return loc
+}
+
+// Screenshot saves a full-page PNG into the test's temp folder (or into
+// $AULA_SCREENSHOT_DIR, which outlives the test) and returns its path.
+func (b *Browser) Screenshot(name string) (string, error) {
+	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		return "", err
+	}
+	dir := os.Getenv("AULA_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = b.T.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, name+".png")
+	return file, os.WriteFile(file, png, 0o644)
+}
+
+// dump logs a screenshot's path and the page's HTML, for a failed test.
+func (b *Browser) dump() {
+	b.dumped = true
+	if b.Ctx.Err() != nil {
+		b.T.Logf("browser: no screenshot, the browser is gone: %v", b.Ctx.Err())
+		return
+	}
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(b.T.Name())
+	if file, err := b.Screenshot(name); err != nil {
+		b.T.Logf("browser: screenshot failed: %v", err)
+	} else {
+		b.T.Logf("browser: screenshot of the failing page: %s", file)
+	}
+	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
+	defer cancel()
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	html, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html")))
+	if err != nil {
+		b.T.Logf("browser: page HTML unavailable: %v", err)
+		return
+	}
+	b.T.Logf("browser: HTML of %s:\n%s", loc, html)
+}
+
+// Fatalf fails the test after saving a screenshot and dumping the page.
+func (b *Browser) Fatalf(format string, args ...any) {
+	b.T.Helper()
+	if !b.dumped {
+		b.dump()
+	}
+	b.T.Fatalf(format, args...)
+}
+
+// Errorf reports a failed check; the screenshot is taken when the test ends.
+func (b *Browser) Errorf(format string, args ...any) {
+	b.T.Helper()
+	b.T.Errorf(format, args...)
+}
+
+// String describes the browser for messages.
+func (b *Browser) String() string { return fmt.Sprintf("chromium (javascript=%v)", !b.NoJS) }
+
+// Evaluate runs expr in the page through DevTools and returns its value.
+// It works with JavaScript disabled too: DevTools is not the page.
+func Evaluate[T any](b *Browser, expr string) (T, error) {
+	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+}
