@@ -72,8 +72,11 @@ func (openaiEncoder) malformed(w io.Writer) error {
 
 func (openaiEncoder) errorBody(status int) any {
 	typ, msg := "server_error", "The server had an error while processing your request."
-	if status == http.StatusTooManyRequests {
+	switch status {
+	case http.StatusTooManyRequests:
 		typ, msg = "rate_limit_exceeded", "Rate limit reached for requests"
+	case http.StatusUnauthorized:
+		typ, msg = "invalid_api_key", "Incorrect API key provided."
 	}
 	return obj{"error": obj{"message": msg, "type": typ, "param": nil, "code": typ}}
 }
@@ -158,8 +161,11 @@ func (anthropicEncoder) malformed(w io.Writer) error {
 
 func (anthropicEncoder) errorBody(status int) any {
 	typ, msg := "api_error", "Internal server error"
-	if status == http.StatusTooManyRequests {
+	switch status {
+	case http.StatusTooManyRequests:
 		typ, msg = "rate_limit_error", "Number of request tokens has exceeded your rate limit."
+	case http.StatusUnauthorized:
+		typ, msg = "authentication_error", "invalid x-api-key"
 	}
 	return obj{"type": "error", "error": obj{"type": typ, "message": msg}}
 }
@@ -249,8 +255,11 @@ func (geminiEncoder) malformed(w io.Writer) error {
 
 func (geminiEncoder) errorBody(status int) any {
 	st, msg := "INTERNAL", "Internal error encountered."
-	if status == http.StatusTooManyRequests {
+	switch status {
+	case http.StatusTooManyRequests:
 		st, msg = "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."
+	case http.StatusUnauthorized:
+		st, msg = "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."
 	}
 	return obj{"error": obj{"code": status, "message": msg, "status": st}}
 }
@@ -333,8 +342,11 @@ func (ollamaEncoder) malformed(w io.Writer) error {
 }
 
 func (ollamaEncoder) errorBody(status int) any {
-	if status == http.StatusTooManyRequests {
+	switch status {
+	case http.StatusTooManyRequests:
 		return obj{"error": "too many requests"}
+	case http.StatusUnauthorized:
+		return obj{"error": "unauthorized"}
 	}
 	return obj{"error": "llama runner process has terminated"}
 }
