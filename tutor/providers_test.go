@@ -310,13 +310,12 @@ func TestProviderDefaultModels(t *testing.T) {
 			if got.Model != want {
 				t.Errorf("fake saw model %q, want %q", got.Model, want)
 			}
-			header, value := map[string][2]string{
+			auth := map[string][2]string{
 				fakellm.OpenAI:    {"Authorization", "Bearer test-key"},
 				fakellm.Anthropic: {"X-Api-Key", "test-key"},
 				fakellm.Gemini:    {"X-Goog-Api-Key", "test-key"},
-			}[kind][0], map[string]string{
-				fakellm.OpenAI: "Bearer test-key", fakellm.Anthropic: "test-key", fakellm.Gemini: "test-key",
 			}[kind]
+			header, value := auth[0], auth[1]
 			if header != "" && got.Header.Get(header) != value {
 				t.Errorf("header %s = %q, want %q", header, got.Header.Get(header), value)
 			}
