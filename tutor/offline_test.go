@@ -31,8 +31,8 @@ func lessonSources() []tutor.Source {
 	}
 }
 
-// collect streams req through p and returns the tokens.
-func collect(t *testing.T, p tutor.Provider, req tutor.Request) []string {
+// streamAll streams req through p and returns the tokens.
+func streamAll(t *testing.T, p tutor.Provider, req tutor.Request) []string {
 	t.Helper()
 	var toks []string
 	if _, err := p.Stream(t.Context(), req, func(s string) error {
@@ -125,7 +125,7 @@ func TestOfflineAnswers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			answer := strings.Join(collect(t, p, tc.req), "")
+			answer := strings.Join(streamAll(t, p, tc.req), "")
 			if answer != tutor.OfflineAnswer(tc.req) {
 				t.Errorf("streamed tokens do not rebuild OfflineAnswer")
 			}
@@ -139,7 +139,7 @@ func TestOfflineAnswers(t *testing.T) {
 					t.Errorf("answer has %q:\n%s", w, answer)
 				}
 			}
-			if again := strings.Join(collect(t, p, tc.req), ""); again != answer {
+			if again := strings.Join(streamAll(t, p, tc.req), ""); again != answer {
 				t.Errorf("answer not deterministic:\n%s\n---\n%s", answer, again)
 			}
 		})
@@ -166,7 +166,7 @@ func TestOfflineSentenceCount(t *testing.T) {
 func TestOfflineStreamsWordTokens(t *testing.T) {
 	p := tutor.NewOffline(0)
 	req := tutor.Request{Question: "How do I start a goroutine?", Lang: "en", Sources: lessonSources()}
-	toks := collect(t, p, req)
+	toks := streamAll(t, p, req)
 	if len(toks) < 10 {
 		t.Fatalf("only %d tokens", len(toks))
 	}
