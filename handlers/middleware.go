@@ -189,6 +189,9 @@ func (a *App) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 func (a *App) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if chrome(c).User == nil {
+			if c.Path() == "/*" { // the group's catch-all: an unknown route is a 404, not a sign-in
+				return echo.ErrNotFound
+			}
 			return redirect(c, "/login?next="+urlQueryEscape(c.Request().URL.RequestURI()))
 		}
 		return next(c)

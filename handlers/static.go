@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"io/fs"
 	"net/http"
 	"net/url"
 
@@ -13,6 +14,11 @@ import (
 // immutable and cached for a year; others are revalidated. http.FS refuses
 // paths that leave the tree.
 func (a *App) static(c echo.Context) error {
+	// Only files: a directory would be listed, and an invalid name (.., a
+	// trailing slash, an empty name) is nothing to serve.
+	if fi, err := fs.Stat(a.Static, c.Param("*")); err != nil || fi.IsDir() {
+		return echo.ErrNotFound
+	}
 	if c.QueryParam("v") == a.AssetVersion {
 		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
