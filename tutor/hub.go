@@ -179,8 +179,8 @@ func (s *Subscription) Next(ctx context.Context) (text string, at int, final *Fi
 	for {
 		st := s.st
 		st.mu.Lock()
-		if s.off > st.pub {
-			s.off = st.pub
+		if s.off > st.pub && st.final != nil {
+			s.off = st.pub // past the end of the finished answer: nothing left
 		}
 		for s.off > 0 && s.off < st.pub && !utf8.RuneStart(st.buf[s.off]) {
 			s.off-- // an offset inside a rune rewinds to its start

@@ -40,8 +40,8 @@ func (r *Retriever) Search(ctx context.Context, query string, sc Scope, k int) (
 	if k <= 0 {
 		k = DefaultTopK
 	}
-	tsq := orQuery(query)
-	if tsq == "" {
+	tsq := buildQueries(query)
+	if tsq.any == "" {
 		return nil, nil
 	}
 	if sc.Mode == models.ModeHelp {
@@ -75,6 +75,10 @@ func (r *Retriever) LessonChunks(ctx context.Context, lessonID string) ([]Source
 	return rows, nil
 }
 
+// A chunk matches through either configuration (a Spanish question may
+// name an English term) but is ranked in its own language's, which stems
+// it correctly and reads one vector instead of two.
+//
 // otherLangWeight discounts material in the other language: a student
 // asking in Spanish gets the Spanish lesson's section before the English
 // one on the same topic, but still gets the English one when it is all
@@ -82,21 +86,41 @@ func (r *Retriever) LessonChunks(ctx context.Context, lessonID string) ([]Source
 const otherLangWeight = 0.6
 
 const lessonSQL = `SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash,
-	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) * CASE WHEN l.language = ? THEN 1 ELSE %g END AS score
+	CASE WHEN l.language = 'es' THEN ts_rank(c.tsv_es, q.res) ELSE ts_rank(c.tsv_en, q.ren) END
+	    * CASE WHEN l.language = ? THEN 1 ELSE %g END AS score
 	FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id,
-	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es) q
+	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es,
+	             to_tsquery('english', ?) AS ren, to_tsquery('spanish', ?) AS res) q
 	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
 	ORDER BY score DESC, c.id LIMIT ?`
 
 const helpSQL = `SELECT 'help' AS kind, c.id AS chunk_id, c.article_id AS lesson_id, a.title, c.heading, c.anchor, c.text, c.hash,
-	greatest(ts_rank_cd(c.tsv_en, q.en), ts_rank_cd(c.tsv_es, q.es)) * CASE WHEN a.language = ? THEN 1 ELSE %g END AS score
+	CASE WHEN a.language = 'es' THEN ts_rank(c.tsv_es, q.res) ELSE ts_rank(c.tsv_en, q.ren) END
+	    * CASE WHEN a.language = ? THEN 1 ELSE %g END AS score
 	FROM help_chunks c JOIN help_articles a ON a.id = c.article_id,
-	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es) q
+	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es,
+	             to_tsquery('english', ?) AS ren, to_tsquery('spanish', ?) AS res) q
 	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
 	ORDER BY score DESC, c.id LIMIT ?`
 
-func (r *Retriever) search(ctx context.Context, base, lang, tsq, filter string, arg any, k int) ([]Source, error) {
-	args := []any{lang, tsq, tsq}
+func (r *Retriever) search(ctx context.Context, base, lang string, tq tsQueries, filter string, arg any, k int) ([]Source, error) {
+	// Chunks sharing two of the query's words are the precise answer and
+	// few; only when they are too few does the OR of single words run,
+	// which on common words ranks a large part of the corpus.
+	if tq.pairs != "" {
+		src, err := r.rank(ctx, base, lang, tq.pairs, tq.any, filter, arg, k)
+		if err != nil || len(src) >= min(k, 3) {
+			return src, err
+		}
+	}
+	return r.rank(ctx, base, lang, tq.any, tq.any, filter, arg, k)
+}
+
+// rank selects with match and orders by ts_rank_cd against rankBy: the
+// OR of single words ranks as well as the pair query and costs a fraction
+// of it, since ts_rank_cd's cost grows with the query's size.
+func (r *Retriever) rank(ctx context.Context, base, lang, match, rankBy, filter string, arg any, k int) ([]Source, error) {
+	args := []any{lang, match, match, rankBy, rankBy}
 	if arg != nil {
 		args = append(args, arg)
 	}
@@ -108,11 +132,37 @@ func (r *Retriever) search(ctx context.Context, base, lang, tsq, filter string, 
 	return rows, nil
 }
 
+// tsQueries are the two tsquery texts a search tries: any two words, then any word.
+type tsQueries struct{ pairs, any string }
+
+// maxPairTerms bounds the pair query (n·(n-1)/2 conjunctions); the first
+// words are the question's own, condensation appends history terms after.
+const maxPairTerms = 8
+
+func buildQueries(text string) tsQueries {
+	terms := queryTerms(text)
+	tq := tsQueries{any: strings.Join(terms, " | ")}
+	if len(terms) >= 2 {
+		terms = terms[:min(len(terms), maxPairTerms)]
+		var pairs []string
+		for i := range terms {
+			for j := i + 1; j < len(terms); j++ {
+				pairs = append(pairs, "("+terms[i]+" & "+terms[j]+")")
+			}
+		}
+		tq.pairs = strings.Join(pairs, " | ")
+	}
+	return tq
+}
+
 // orQuery turns free text into an OR of its words for to_tsquery: any
 // shared word matches and ts_rank_cd rewards chunks sharing more of them,
-// where plainto_tsquery's AND would miss on one unknown word. Only letters
-// and digits survive, so the result cannot break tsquery syntax.
-func orQuery(text string) string {
+// where plainto_tsquery's AND would miss on one unknown word.
+func orQuery(text string) string { return strings.Join(queryTerms(text), " | ") }
+
+// queryTerms are the distinct topic words of text, in order. Only letters
+// and digits survive, so they cannot break tsquery syntax.
+func queryTerms(text string) []string {
 	seen := map[string]bool{}
 	var terms []string
 	for _, w := range termWords(text) {
@@ -125,7 +175,7 @@ func orQuery(text string) string {
 			break
 		}
 	}
-	return strings.Join(terms, " | ")
+	return terms
 }
 
 // termWords splits text into lower-cased runs of letters and digits.
