@@ -116,9 +116,9 @@ func (r *Retriever) search(ctx context.Context, base, lang string, tq tsQueries,
 	return r.rank(ctx, base, lang, tq.any, tq.any, filter, arg, k)
 }
 
-// rank selects with match and orders by ts_rank_cd against rankBy: the
+// rank selects with match and orders by ts_rank against rankBy: the
 // OR of single words ranks as well as the pair query and costs a fraction
-// of it, since ts_rank_cd's cost grows with the query's size.
+// of it, since ranking's cost grows with the query's size.
 func (r *Retriever) rank(ctx context.Context, base, lang, match, rankBy, filter string, arg any, k int) ([]Source, error) {
 	args := []any{lang, match, match, rankBy, rankBy}
 	if arg != nil {
@@ -156,7 +156,7 @@ func buildQueries(text string) tsQueries {
 }
 
 // orQuery turns free text into an OR of its words for to_tsquery: any
-// shared word matches and ts_rank_cd rewards chunks sharing more of them,
+// shared word matches and the rank rewards chunks sharing more of them,
 // where plainto_tsquery's AND would miss on one unknown word.
 func orQuery(text string) string { return strings.Join(queryTerms(text), " | ") }
 
