@@ -14,18 +14,24 @@ import (
 	"gorm.io/gorm"
 
 	"aula/models"
+	"aula/tutor"
 )
 
 // App holds every dependency of the handlers; cmd/aula builds it.
 type App struct {
-	DB           *gorm.DB
-	Users        *models.Users
-	Sessions     *models.SessionStore
-	Throttle     *models.LoginThrottle
-	Content      *models.Content
-	Log          *slog.Logger
-	Static       fs.FS
-	AssetVersion string
+	DB            *gorm.DB
+	Users         *models.Users
+	Sessions      *models.SessionStore
+	Throttle      *models.LoginThrottle
+	Content       *models.Content
+	Conversations *models.Conversations
+	Messages      *models.Messages
+	Quotas        *models.Quotas
+	Attachments   *models.Attachments
+	Tutor         *tutor.Service
+	Log           *slog.Logger
+	Static        fs.FS
+	AssetVersion  string
 
 	// lessonHTML caches rendered lesson bodies by content hash.
 	lessonHTML sync.Map
@@ -68,5 +74,21 @@ func (a *App) Handler() *echo.Echo {
 	auth.GET("/learn", a.catalog)
 	auth.GET("/learn/:path", a.path)
 	auth.GET("/learn/:path/:lesson", a.lesson)
+	auth.GET("/learn/:path/:lesson/sessions", a.sessions)
+
+	auth.GET("/chat", a.chatIndex)
+	auth.POST("/chat", a.createConversation)
+	auth.GET("/chat/threads", a.threadsPage)
+	auth.GET("/chat/:cid", a.chatThread)
+	auth.GET("/chat/:cid/delete", a.deleteConfirm)
+	auth.POST("/chat/:cid/delete", a.deleteConversation)
+	auth.DELETE("/chat/:cid", a.deleteConversation)
+	auth.POST("/chat/:cid/style", a.setStyle)
+	auth.POST("/chat/:cid/messages", a.ask)
+	auth.GET("/messages/:mid/stream", a.stream)
+	auth.POST("/messages/:mid/rate", a.rate)
+	auth.POST("/messages/:mid/cancel", a.cancel)
+	auth.POST("/messages/:mid/retry", a.retry)
+	auth.GET("/attachments/:id", a.downloadAttachment)
 	return e
 }

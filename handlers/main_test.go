@@ -18,16 +18,18 @@ import (
 	"aula/internal/webtest"
 	"aula/models"
 	"aula/static"
+	"aula/tutor"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // server is aula's handler on a fresh database with the demo content.
 type server struct {
-	URL  string
-	App  *handlers.App
-	DB   *pgtest.DB
-	SQLs *atomic.Int64 // statements run, for counting tests
+	URL   string
+	App   *handlers.App
+	DB    *pgtest.DB
+	SQLs  *atomic.Int64 // statements run, for counting tests
+	Tutor *tutor.Service
 }
 
 func newServer(t testing.TB) *server {
@@ -39,15 +41,26 @@ func newServer(t testing.TB) *server {
 		t.Fatalf("import demo content: %v %v", err, rep.Errors)
 	}
 	s := &server{DB: db, SQLs: countStatements(t, db.DB)}
+	svc := tutor.New(tutor.Config{DB: db.DB, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	s.Tutor = svc
 	s.App = &handlers.App{
-		DB:           db.DB,
-		Users:        models.NewUsers(db.DB),
-		Sessions:     models.NewSessionStore(db.DB, []byte("test-session-key-0123456789abcdef")),
-		Throttle:     models.NewLoginThrottle(db.DB),
-		Content:      models.NewContent(db.DB),
-		Log:          slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Static:       static.FS,
-		AssetVersion: static.Version(static.FS),
+		DB:            db.DB,
+		Users:         models.NewUsers(db.DB),
+		Sessions:      models.NewSessionStore(db.DB, []byte("test-session-key-0123456789abcdef")),
+		Throttle:      models.NewLoginThrottle(db.DB),
+		Content:       models.NewContent(db.DB),
+		Conversations: models.NewConversations(db.DB),
+		Messages:      models.NewMessages(db.DB),
+		Quotas:        models.NewQuotas(db.DB),
+		Attachments:   models.NewAttachments(db.DB),
+		Tutor:         svc,
+		Log:           slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Static:        static.FS,
+		AssetVersion:  static.Version(static.FS),
 	}
 	hs := httptest.NewServer(s.App.Handler())
 	t.Cleanup(hs.Close)

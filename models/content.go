@@ -238,3 +238,34 @@ func (s *Content) CountLessons(ctx context.Context) (int64, error) {
 	err := s.db.WithContext(ctx).Model(&Lesson{}).Count(&n).Error
 	return n, err
 }
+
+// CitationTargets returns, in two queries, the current text hash of each
+// cited chunk (a missing id was removed by a re-import) and the path slug
+// of each cited lesson, for links.
+func (s *Content) CitationTargets(ctx context.Context, chunkIDs []int64, lessonIDs []string) (map[int64]string, map[string]string, error) {
+	hashes, paths := map[int64]string{}, map[string]string{}
+	db := s.db.WithContext(ctx)
+	if len(chunkIDs) > 0 {
+		var rows []struct {
+			ID   int64
+			Hash string
+		}
+		if err := db.Raw(`SELECT id, hash FROM lesson_chunks WHERE id IN ?`, chunkIDs).Scan(&rows).Error; err != nil {
+			return nil, nil, fmt.Errorf("chunk hashes: %w", err)
+		}
+		for _, r := range rows {
+			hashes[r.ID] = r.Hash
+		}
+	}
+	if len(lessonIDs) > 0 {
+		var rows []struct{ ID, Slug string }
+		if err := db.Raw(`SELECT l.id, p.slug FROM lessons l JOIN modules m ON m.id = l.module_id
+			JOIN paths p ON p.id = m.path_id WHERE l.id IN ?`, lessonIDs).Scan(&rows).Error; err != nil {
+			return nil, nil, fmt.Errorf("lesson paths: %w", err)
+		}
+		for _, r := range rows {
+			paths[r.ID] = r.Slug
+		}
+	}
+	return hashes, paths, nil
+}

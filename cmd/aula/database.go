@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -29,6 +30,11 @@ func openDatabase(ctx context.Context, cfg *config, log *slog.Logger) (*database
 	d := &database{log: log}
 	url := cfg.DatabaseURL
 	if url == "" {
+		// .data is aula's own folder; the PostgreSQL user must be able to enter it.
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return nil, err
+		}
+		_ = os.Chmod(cfg.DataDir, 0o755)
 		dir := filepath.Join(cfg.DataDir, "postgres")
 		log.Info("starting the managed PostgreSQL", "dir", dir)
 		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir})

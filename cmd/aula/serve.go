@@ -14,6 +14,7 @@ import (
 	"aula/handlers"
 	"aula/models"
 	"aula/static"
+	"aula/tutor"
 )
 
 // serve runs the web server until ctx ends (SIGINT/SIGTERM), then drains.
@@ -39,7 +40,15 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 			}
 		}
 	}
-	app, err := newApp(cfg, db, log)
+	svc := tutor.New(tutor.Config{
+		DB: db.Gorm, Credentials: cfg.Credentials, Logger: log,
+		DefaultProvider: cfg.LLMProvider, DefaultModel: cfg.LLMModel,
+		FirstTokenTimeout: cfg.FirstTokenTimeout, AnswerTimeout: cfg.AnswerTimeout,
+	})
+	if err := svc.Start(ctx); err != nil {
+		return err
+	}
+	app, err := newApp(cfg, db, svc, log)
 	if err != nil {
 		return err
 	}
@@ -65,17 +74,24 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", "drain", cfg.DrainTimeout)
+	log.Info("shutting down: finishing the answers in flight", "drain", cfg.DrainTimeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		log.Warn("shutdown", "error", err)
-	}
+	// Answers in flight get the drain time to finish (their streams then
+	// end by themselves); whatever is left is stored as interrupted.
+	go func() {
+		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			log.Warn("shutdown", "error", err)
+		}
+	}()
+	svc.Drain(shutdownCtx)
+	_ = srv.Close()
+	log.Info("stopped")
 	return nil
 }
 
 // newApp builds the handlers' dependencies.
-func newApp(cfg *config, db *database, log *slog.Logger) (*handlers.App, error) {
+func newApp(cfg *config, db *database, svc *tutor.Service, log *slog.Logger) (*handlers.App, error) {
 	secret, err := cfg.sessionSecret()
 	if err != nil {
 		return nil, err
@@ -84,18 +100,23 @@ func newApp(cfg *config, db *database, log *slog.Logger) (*handlers.App, error) 
 	sessions := models.NewSessionStore(db.Gorm, hashKey[:])
 	sessions.Options.Secure = cfg.SecureCookies
 	return &handlers.App{
-		DB:           db.Gorm,
-		Users:        models.NewUsers(db.Gorm),
-		Sessions:     sessions,
-		Throttle:     models.NewLoginThrottle(db.Gorm),
-		Content:      models.NewContent(db.Gorm),
-		Log:          log,
-		Static:       static.FS,
-		AssetVersion: static.Version(static.FS),
+		DB:            db.Gorm,
+		Users:         models.NewUsers(db.Gorm),
+		Sessions:      sessions,
+		Throttle:      models.NewLoginThrottle(db.Gorm),
+		Content:       models.NewContent(db.Gorm),
+		Conversations: models.NewConversations(db.Gorm),
+		Messages:      models.NewMessages(db.Gorm),
+		Quotas:        models.NewQuotas(db.Gorm),
+		Attachments:   models.NewAttachments(db.Gorm),
+		Tutor:         svc,
+		Log:           log,
+		Static:        static.FS,
+		AssetVersion:  static.Version(static.FS),
 	}, nil
 }
 
-// sweepSessions deletes expired sessions every hour.
+// sweepSessions deletes expired sessions and abandoned empty threads every hour.
 func sweepSessions(ctx context.Context, app *handlers.App, log *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -104,6 +125,11 @@ func sweepSessions(ctx context.Context, app *handlers.App, log *slog.Logger) {
 			log.Warn("delete expired sessions", "error", err)
 		} else if n > 0 {
 			log.Info("deleted expired sessions", "count", n)
+		}
+		if n, err := app.Conversations.DeleteStaleEmpty(ctx, models.EmptyThreadTTL); err != nil && ctx.Err() == nil {
+			log.Warn("delete empty conversations", "error", err)
+		} else if n > 0 {
+			log.Info("deleted empty conversations", "count", n)
 		}
 		select {
 		case <-ctx.Done():

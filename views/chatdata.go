@@ -1,0 +1,97 @@
+package views
+
+import (
+	"time"
+
+	"aula/models"
+)
+
+// MessageView is one bubble: a question, an answer, or the panel's welcome.
+type MessageView struct {
+	ID, Role, Status string
+	Content          string // plain text (questions; partial answers)
+	HTML             string // rendered, sanitized answer
+	ErrorCode        string
+	Rating           string // up, down or ""
+	RatingReason     string
+	RatingComment    string
+	Attachment       *AttachmentView
+	Receipt          *ReceiptView
+	Provider, Model  string
+	Welcome          bool
+	// InPanel marks a bubble in the lesson panel: its citations link to
+	// sections of the page it is on.
+	InPanel bool
+}
+
+// AttachmentView is a file shown in a question's bubble.
+type AttachmentView struct {
+	ID, Filename string
+	Size         int
+}
+
+// ReceiptView is "What the tutor used" under an answer.
+type ReceiptView struct {
+	Citations    []CitationView
+	TurnsSent    int
+	TurnsOmitted int
+	Style, Lang  string
+}
+
+// CitationView is one cited lesson section or help article.
+type CitationView struct {
+	Heading, URL string
+	Help         bool
+	Changed      bool // the section's text changed since the answer
+}
+
+// ThreadView is an entry of the thread list.
+type ThreadView struct {
+	ID, Title, Mode string
+	Active          bool
+	LastActivity    time.Time
+}
+
+// AskForm is the question form, in the chat screen or the lesson panel.
+type AskForm struct {
+	Action   string // where the form posts
+	Target   string // the HTMX target: "#messages" to append, "#tutor" to replace the panel
+	Swap     string // hx-swap for Target
+	Hidden   map[string]string
+	Attach   bool   // offer a file input
+	Content  string // the text typed, kept after an error
+	Error    string // a message to show, already translated
+	AtLimit  bool   // the month's quota is used up: show the call to action instead
+	LimitMsg string
+}
+
+// ChatView is the assistant screen.
+type ChatView struct {
+	Threads  []ThreadView
+	MoreURL  string // next page of the thread list, "" on the last page
+	More     string // the HTMX URL for the next page
+	Active   *models.Conversation
+	Title    string
+	Messages []MessageView
+	Usage    models.QuotaUsage
+	Badge    string
+	Form     AskForm
+	Refresh  bool // an answer is still being written: refresh without JavaScript
+}
+
+// PanelView is the tutor panel beside a lesson.
+type PanelView struct {
+	Open         bool
+	LessonURL    string // the lesson page path
+	LessonID     string
+	LessonTitle  string
+	FirstName    string
+	Conversation *models.Conversation // nil before the first question of a new session
+	Messages     []MessageView
+	Suggestions  []models.Suggestion
+	Sessions     []ThreadView // the history drawer, loaded only when asked
+	HistoryOpen  bool
+	Usage        models.QuotaUsage
+	Badge        string
+	Form         AskForm
+}
