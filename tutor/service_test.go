@@ -74,7 +74,7 @@ func hang(ctx context.Context, _ Request, _ func(string) error) (Usage, error) {
 }
 
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	db   *pgtest.DB
 	svc  *Service
 	prov *scripted
@@ -91,7 +91,7 @@ func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
 // newFixture starts a service on a fresh database with a scripted provider
 // behind every route.
-func newFixture(t *testing.T, tweak ...func(*Config)) *fixture {
+func newFixture(t testing.TB, tweak ...func(*Config)) *fixture {
 	t.Helper()
 	db := pgtest.New(t)
 	f := &fixture{t: t, db: db, prov: &scripted{}, now: &clock{t: time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)}}
