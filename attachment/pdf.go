@@ -1,0 +1,663 @@
+package attachment
+
+// PDF text extraction with github.com/ledongthuc/pdf.
+//
+// That library is a straightforward parser, not a hardened one: malformed
+// files make it panic, cyclic structures make it loop, and some numbers in a
+// file become allocation sizes. A student's upload is untrusted, so every
+// call into it is wrapped in layers, each covering what the previous cannot:
+//
+//  1. checkPDFAllocs refuses files whose xref sizes, /Index, /W, /Columns
+//     or object-stream /N values would become huge allocations or loop
+//     counts (an allocation that fails is fatal in Go, not a panic).
+//  2. The library reads the file only through budgetReader, which panics
+//     once a read count, a byte count or a deadline is exceeded. Every loop
+//     the library can be trapped in by a cycle re-reads the file, so this
+//     turns those loops into a (recovered) panic.
+//  3. We walk the page tree ourselves (the library's Page(n) loops on a
+//     cyclic tree), read at most MaxPDFPages pages, measure each content
+//     stream's decompressed size before interpreting it (decompression
+//     bombs), and stop interpreting once MaxTextChars are collected.
+//  4. Everything runs in its own goroutine under recover and a hard
+//     timeout, and at most pdfWorkers run at once. If a file still traps the
+//     library in a loop that does no I/O, the caller gets ErrUnreadablePDF
+//     on time and the stuck goroutine keeps its worker slot, so the damage
+//     is capped at pdfWorkers busy cores rather than growing per upload.
+//
+// One trap does no I/O and is fatal rather than a panic: an object stream
+// that the xref says lives in an object stream (itself, or one that lives in
+// it) makes the library recurse until the stack overflows, which kills the
+// process. checkXrefChains refuses such files right after the xref is read.
+//
+// Known gap: values inside compressed object streams are not visible to
+// checkPDFAllocs. Closing that needs a patched library or running
+// extraction in a separate process.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ledongthuc/pdf"
+)
+
+const (
+	pdfDeadline     = 5 * time.Second // soft: checked on every read and operator
+	pdfHardTimeout  = 8 * time.Second // the caller never waits longer than this
+	pdfWorkers      = 2               // concurrent extractions, matching the cores we plan for
+	pdfMaxReads     = 50_000          // ReadAt calls; a 30-page document needs a few thousand
+	pdfMaxReadBytes = 256 << 20       // bytes handed out by ReadAt, about 50 passes over a 5 MiB file
+	pdfMaxContent   = 32 << 20        // decompressed content-stream bytes over all pages read
+	pdfMaxCMap      = 1 << 20         // decompressed bytes of one font's ToUnicode map
+	pdfMaxOps       = 2_000_000       // content-stream operators over all pages read
+	pdfMaxTreeNodes = 10_000          // page-tree nodes visited
+	pdfMaxTreeDepth = 64              // page-tree nesting
+	pdfMaxXref      = 1 << 21         // xref entries; a 5 MiB file cannot hold more objects
+	pdfMaxFonts     = 256             // fonts per page
+	pdfMaxParts     = 1000            // content streams per page
+	pdfMaxAllocNum  = 1 << 20         // /W and /Columns values
+)
+
+var pdfSlots = make(chan struct{}, pdfWorkers)
+
+// budgetExceeded is the panic value budgetReader uses to unwind the library.
+type budgetExceeded struct{}
+
+// stopExtraction unwinds pdf.Interpret once we have all the text we keep.
+type stopExtraction struct{}
+
+// budgetReader serves the PDF bytes to the library and ends the parse, by
+// panicking, once it has read too much or for too long.
+type budgetReader struct {
+	data     []byte
+	head     []byte // replaces the start of data, see pdfHeader
+	deadline time.Time
+	reads    int
+	bytes    int64
+	exceeded bool
+}
+
+func (b *budgetReader) check() {
+	if b.exceeded || b.reads > pdfMaxReads || b.bytes > pdfMaxReadBytes || time.Now().After(b.deadline) {
+		b.exceeded = true
+		panic(budgetExceeded{})
+	}
+}
+
+// ReadAt implements io.ReaderAt within the budget.
+func (b *budgetReader) ReadAt(p []byte, off int64) (int, error) {
+	b.reads++
+	b.bytes += int64(len(p))
+	b.check()
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	if off >= int64(len(b.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.data[off:])
+	if off < int64(len(b.head)) {
+		copy(p[:n], b.head[off:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// pdfHeader returns a replacement header when the file's would be refused
+// only for its form: the library accepts "%PDF-1.0" to "%PDF-1.7" followed
+// by an end of line, but PDF 2.0 files, and headers followed by a comment on
+// the same line, are readable by it too. The header is never parsed again.
+func pdfHeader(data []byte) []byte {
+	if len(data) < 9 || data[6] != '.' || data[5] < '1' || data[5] > '2' || data[7] < '0' || data[7] > '9' {
+		return nil
+	}
+	if data[5] == '1' && data[7] <= '7' && (data[8] == '\n' || data[8] == '\r') {
+		return nil
+	}
+	return []byte("%PDF-1.7\n")
+}
+
+// extractPDF returns the text of the first MaxPDFPages pages, the document's
+// page count and whether the text stops early.
+func extractPDF(data []byte) (string, int, bool, error) {
+	if err := checkPDFAllocs(data); err != nil {
+		return "", 0, false, err
+	}
+	type result struct {
+		text      string
+		pages     int
+		truncated bool
+		err       error
+	}
+	timer := time.NewTimer(pdfHardTimeout)
+	defer timer.Stop()
+	select {
+	case pdfSlots <- struct{}{}:
+	case <-timer.C:
+		return "", 0, false, &PDFError{Reason: "the server is busy reading other PDFs; try again in a moment"}
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-pdfSlots }()
+		var res result
+		res.text, res.pages, res.truncated, res.err = readPDF(data)
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		return res.text, res.pages, res.truncated, res.err
+	case <-timer.C:
+		return "", 0, false, &PDFError{Reason: "it is too complex to read in the time allowed"}
+	}
+}
+
+// readPDF does the extraction; it must only run under extractPDF's timeout.
+func readPDF(data []byte) (text string, pages int, truncated bool, err error) {
+	br := &budgetReader{data: data, head: pdfHeader(data), deadline: time.Now().Add(pdfDeadline)}
+	x := &pdfText{br: br}
+	defer func() {
+		if r := recover(); r != nil {
+			text, pages, truncated = "", 0, false
+			err = pdfFailure(fmt.Errorf("panic: %v", r), br)
+		}
+	}()
+	// Producers may append bytes after the final %%EOF; the library only
+	// looks for it in the last 100 bytes.
+	size := int64(len(data))
+	if i := bytes.LastIndex(data, []byte("%%EOF")); i >= 0 {
+		size = int64(i + len("%%EOF"))
+	}
+	r, err := pdf.NewReader(br, size)
+	if err != nil {
+		return "", 0, false, pdfFailure(err, br)
+	}
+	if err := checkXrefChains(r); err != nil {
+		return "", 0, false, &PDFError{Reason: "it is damaged or uses features we cannot read", Cause: err}
+	}
+	encrypted := r.Trailer().Key("Encrypt").Kind() != pdf.Null
+	kids, more := collectPages(r)
+	pages = max(len(kids), int(min(max(r.NumPage(), 0), 1<<20)))
+	truncated = more
+	var firstErr error
+	for i, p := range kids {
+		if i > 0 {
+			x.write("\n\n")
+		}
+		stop, err := x.page(pdf.Page{V: p})
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if stop {
+			truncated = true
+			break
+		}
+	}
+	text = strings.TrimSpace(x.b.String())
+	if text == "" {
+		if encrypted && !br.exceeded {
+			// The library opened it with the empty user password but could
+			// not decrypt it (it mishandles 40-bit RC4 keys, for one).
+			return "", 0, false, &PDFError{Reason: "it is encrypted in a way we cannot read; save or print it as an unencrypted PDF and upload that", Cause: firstErr}
+		}
+		if firstErr != nil || br.exceeded {
+			return "", 0, false, pdfFailure(firstErr, br)
+		}
+		return "", 0, false, &PDFError{Reason: "it has no text layer (scanned pages or images need OCR; paste the text instead)"}
+	}
+	return text, pages, truncated, nil
+}
+
+// checkXrefChains refuses a cross-reference table in which an object is
+// stored in an object stream that is itself stored in an object stream. The
+// spec forbids it, and the library would resolve such a chain by unbounded
+// recursion (a fatal stack overflow, which recover cannot catch). The table
+// is unexported, so it is read with reflect; if the library's layout ever
+// changes this fails closed, and the PDF tests fail with it.
+func checkXrefChains(r *pdf.Reader) error {
+	xref := reflect.ValueOf(r).Elem().FieldByName("xref")
+	if xref.Kind() != reflect.Slice {
+		return errors.New("cannot inspect the cross-reference table")
+	}
+	entry := func(i int) (inStream bool, stream uint64, ok bool) {
+		e := xref.Index(i)
+		in, strm := e.FieldByName("inStream"), e.FieldByName("stream").FieldByName("id")
+		if in.Kind() != reflect.Bool || strm.Kind() != reflect.Uint32 {
+			return false, 0, false
+		}
+		return in.Bool(), strm.Uint(), true
+	}
+	for i := 0; i < xref.Len(); i++ {
+		in, strm, ok := entry(i)
+		if !ok {
+			return errors.New("cannot inspect the cross-reference table")
+		}
+		if !in || strm >= uint64(xref.Len()) {
+			continue
+		}
+		if nested, _, _ := entry(int(strm)); nested {
+			return fmt.Errorf("object %d is in object stream %d, which is itself in an object stream", i, strm)
+		}
+	}
+	return nil
+}
+
+// pdfFailure turns a library error into a PDFError a student can act on.
+func pdfFailure(err error, br *budgetReader) error {
+	switch {
+	case br.exceeded:
+		return &PDFError{Reason: "it is too complex to read in the time allowed", Cause: err}
+	case errors.Is(err, pdf.ErrInvalidPassword) || err != nil && strings.Contains(strings.ToLower(err.Error()), "encrypt"):
+		return &PDFError{Reason: "it is password protected; remove the password and upload it again", Cause: err}
+	default:
+		return &PDFError{Reason: "it is damaged or uses features we cannot read", Cause: err}
+	}
+}
+
+// collectPages walks the page tree depth-first, in document order, and
+// returns up to MaxPDFPages page dictionaries; more reports a further page.
+// The walk is ours because the library's Page(n) loops forever on a tree
+// whose Kids point back up, and costs O(n) per page.
+func collectPages(r *pdf.Reader) (pages []pdf.Value, more bool) {
+	root := r.Trailer().Key("Root").Key("Pages")
+	if root.Key("Kids").Kind() != pdf.Array {
+		if root.Kind() == pdf.Dict { // a lone page as the root: broken, but readable
+			return []pdf.Value{root}, false
+		}
+		return nil, false
+	}
+	type frame struct {
+		kids pdf.Value
+		next int
+	}
+	stack := []frame{{kids: root.Key("Kids")}}
+	for visited := 0; len(stack) > 0 && visited < pdfMaxTreeNodes; {
+		top := &stack[len(stack)-1]
+		if top.next >= top.kids.Len() {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		kid := top.kids.Index(top.next)
+		top.next++
+		visited++
+		if kids := kid.Key("Kids"); kids.Kind() == pdf.Array {
+			if len(stack) < pdfMaxTreeDepth {
+				stack = append(stack, frame{kids: kids})
+			}
+			continue
+		}
+		if kid.Kind() != pdf.Dict {
+			continue
+		}
+		if len(pages) == MaxPDFPages {
+			return pages, true
+		}
+		pages = append(pages, kid)
+	}
+	return pages, false
+}
+
+// pdfText accumulates the text of the pages read, cleaned and capped.
+type pdfText struct {
+	br         *budgetReader
+	b          strings.Builder
+	runes      int
+	space      bool // a space is due before the next visible rune
+	newlines   int  // consecutive newlines at the end
+	ops        int
+	contentLen int64
+}
+
+// write appends s without invalid UTF-8, control characters or runs of
+// blank space, and stops the extraction once MaxTextChars are kept.
+func (x *pdfText) write(s string) {
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\f' || r == '\v':
+			x.space = false // no trailing spaces before a line break
+			if x.runes == 0 || x.newlines >= 2 {
+				continue
+			}
+			x.put('\n')
+			x.newlines++
+		case unicode.IsSpace(r):
+			x.space = x.runes > 0 && x.newlines == 0
+		case r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		default:
+			if x.space {
+				x.space = false
+				x.put(' ')
+			}
+			x.put(r)
+			x.newlines = 0
+		}
+	}
+}
+
+func (x *pdfText) put(r rune) {
+	if x.runes >= MaxTextChars {
+		panic(stopExtraction{})
+	}
+	x.b.WriteRune(r)
+	x.runes++
+}
+
+// rawEncoder passes text through for fonts we cannot map; write drops what is not UTF-8.
+type rawEncoder struct{}
+
+func (rawEncoder) Decode(raw string) string { return raw }
+
+// dropEncoder hides the text of a font whose map was too large to read.
+type dropEncoder struct{}
+
+func (dropEncoder) Decode(string) string { return "" }
+
+// page appends one page's text. stop reports that no further page should be
+// read (a cap was reached); err is why this page gave nothing.
+func (x *pdfText) page(p pdf.Page) (stop bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch r.(type) {
+			case stopExtraction:
+				stop, err = true, nil
+			case budgetExceeded:
+				stop, err = true, errors.New("read budget exceeded")
+			default:
+				err = fmt.Errorf("page: %v", r)
+			}
+		}
+	}()
+	contents := p.V.Key("Contents")
+	n, ok := streamSize(contents, pdfMaxContent-x.contentLen)
+	if !ok {
+		return true, nil
+	}
+	x.contentLen += n
+	fonts := map[string]*pdf.Font{}
+	for i, name := range p.Fonts() {
+		if i == pdfMaxFonts {
+			break
+		}
+		f := p.Font(name)
+		fonts[name] = &f
+	}
+	encoder := func(name string) pdf.TextEncoding {
+		f, ok := fonts[name]
+		if !ok {
+			return rawEncoder{}
+		}
+		if tu := f.V.Key("ToUnicode"); tu.Kind() == pdf.Stream {
+			if _, ok := streamSize(tu, pdfMaxCMap); !ok {
+				return dropEncoder{}
+			}
+		}
+		return f.Encoder() // cached in *f after the first call
+	}
+	var enc pdf.TextEncoding = rawEncoder{}
+	show := func(v pdf.Value) { x.write(enc.Decode(v.RawString())) }
+	lastY, haveY := 0.0, false
+	pdf.Interpret(contents, func(stk *pdf.Stack, op string) {
+		x.ops++
+		if x.ops > pdfMaxOps {
+			panic(stopExtraction{})
+		}
+		if x.ops%1024 == 0 {
+			x.br.check()
+		}
+		args := make([]pdf.Value, stk.Len())
+		for i := len(args) - 1; i >= 0; i-- {
+			args[i] = stk.Pop()
+		}
+		switch op {
+		case "BT", "T*":
+			x.write("\n")
+		case "Tf":
+			if len(args) == 2 {
+				enc = encoder(args[0].Name())
+			}
+		case "Td", "TD":
+			if len(args) == 2 {
+				if args[1].Float64() != 0 {
+					x.write("\n")
+				} else if args[0].Float64() > 0 {
+					x.write(" ")
+				}
+			}
+		case "Tm":
+			if len(args) == 6 {
+				y := args[5].Float64()
+				if haveY && y != lastY {
+					x.write("\n")
+				} else {
+					x.write(" ")
+				}
+				lastY, haveY = y, true
+			}
+		case "Tj":
+			if len(args) == 1 {
+				show(args[0])
+			}
+		case "'", "\"": // next line, then show the last operand
+			x.write("\n")
+			if len(args) > 0 {
+				show(args[len(args)-1])
+			}
+		case "TJ":
+			if len(args) == 1 {
+				a := args[0]
+				for i := 0; i < a.Len(); i++ {
+					switch v := a.Index(i); v.Kind() {
+					case pdf.String:
+						show(v)
+					case pdf.Integer, pdf.Real:
+						if v.Float64() < -200 { // a gap this wide is a word space
+							x.write(" ")
+						}
+					}
+				}
+			}
+		}
+	})
+	return false, nil
+}
+
+// streamSize measures the decompressed length of a content stream (or array
+// of them) without keeping it, so a small compressed stream that inflates to
+// gigabytes is found before the library tries to tokenise it.
+func streamSize(v pdf.Value, limit int64) (int64, bool) {
+	one := func(s pdf.Value) int64 {
+		rc := s.Reader()
+		defer rc.Close()
+		n, _ := io.Copy(io.Discard, io.LimitReader(rc, limit+1))
+		return n
+	}
+	var total int64
+	switch v.Kind() {
+	case pdf.Stream:
+		total = one(v)
+	case pdf.Array:
+		if v.Len() > pdfMaxParts {
+			return 0, false
+		}
+		for i := 0; i < v.Len() && total <= limit; i++ {
+			if s := v.Index(i); s.Kind() == pdf.Stream {
+				total += one(s)
+			}
+		}
+	}
+	return total, total <= limit
+}
+
+// checkPDFAllocs scans the raw bytes for the dictionary values and xref
+// subsection headers that the library turns into allocation sizes or loop
+// counts, and refuses implausible ones before the library sees them.
+func checkPDFAllocs(data []byte) error {
+	bad := func(what string) error {
+		return &PDFError{Reason: "it is damaged or uses features we cannot read", Cause: errors.New("implausible " + what)}
+	}
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], '/')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		key, next := pdfName(data, i)
+		i = next
+		switch key {
+		case "Size", "N":
+			if v, ok := pdfInt(pdfToken(data, i)); ok && (v < 0 || v > pdfMaxXref) {
+				return bad("/" + key)
+			}
+		case "Columns":
+			tok, end := pdfToken(data, i)
+			v, ok := pdfInt(tok, end)
+			if ok && (v < 0 || v > pdfMaxAllocNum) {
+				return bad("/Columns")
+			}
+			if ok { // "/Columns 12 0 R" would hide the value from this scan
+				if t2, e2 := pdfToken(data, end); isInt(t2) {
+					if t3, _ := pdfToken(data, e2); string(t3) == "R" {
+						return bad("indirect /Columns")
+					}
+				}
+			}
+		case "Index", "W":
+			tok, end := pdfToken(data, i)
+			if string(tok) != "[" {
+				continue
+			}
+			var nums []int64
+			for {
+				t, e := pdfToken(data, end)
+				end = e
+				v, ok := pdfInt(t, e)
+				if !ok {
+					break
+				}
+				nums = append(nums, v)
+			}
+			for k, v := range nums {
+				if v < 0 || key == "W" && v > pdfMaxAllocNum {
+					return bad("/" + key)
+				}
+				if key == "Index" && k%2 == 1 && nums[k-1]+v > pdfMaxXref {
+					return bad("/Index")
+				}
+			}
+		}
+	}
+	// Classic xref tables: "xref" then "start count" headers, each followed by count entries.
+	for off := 0; ; {
+		k := bytes.Index(data[off:], []byte("xref"))
+		if k < 0 {
+			break
+		}
+		k += off
+		off = k + 4
+		if k > 0 && !isPDFSpace(data[k-1]) || off < len(data) && !isPDFSpace(data[off]) {
+			continue // e.g. "startxref"
+		}
+		end := off
+		for {
+			t1, e1 := pdfToken(data, end)
+			start, ok1 := pdfInt(t1, e1)
+			t2, e2 := pdfToken(data, e1)
+			count, ok2 := pdfInt(t2, e2)
+			if !ok1 || !ok2 {
+				break
+			}
+			if start < 0 || count < 0 || start+count > pdfMaxXref {
+				return bad("xref subsection")
+			}
+			end = e2
+			for n := int64(0); n < 3*count && end < len(data); n++ {
+				_, end = pdfToken(data, end)
+			}
+		}
+	}
+	return nil
+}
+
+func isPDFSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0
+}
+
+func isPDFDelim(c byte) bool {
+	return strings.IndexByte("()<>[]{}/%", c) >= 0
+}
+
+// pdfName reads a name starting after its '/', decoding #xx escapes as the library does.
+func pdfName(data []byte, i int) (string, int) {
+	var b []byte
+	for i < len(data) && !isPDFSpace(data[i]) && !isPDFDelim(data[i]) && len(b) < 32 {
+		c := data[i]
+		if c == '#' && i+2 < len(data) {
+			if v, err := strconv.ParseUint(string(data[i+1:i+3]), 16, 8); err == nil {
+				c = byte(v)
+				i += 2
+			}
+		}
+		b = append(b, c)
+		i++
+	}
+	return string(b), i
+}
+
+// pdfToken returns the next token after whitespace and comments.
+func pdfToken(data []byte, i int) ([]byte, int) {
+	for i < len(data) {
+		if isPDFSpace(data[i]) {
+			i++
+			continue
+		}
+		if data[i] == '%' {
+			for i < len(data) && data[i] != '\n' && data[i] != '\r' {
+				i++
+			}
+			continue
+		}
+		break
+	}
+	if i >= len(data) {
+		return nil, i
+	}
+	if isPDFDelim(data[i]) {
+		return data[i : i+1], i + 1
+	}
+	start := i
+	for i < len(data) && !isPDFSpace(data[i]) && !isPDFDelim(data[i]) {
+		i++
+	}
+	return data[start:i], i
+}
+
+func isInt(tok []byte) bool {
+	_, ok := pdfInt(tok, 0)
+	return ok
+}
+
+// pdfInt parses tok as the library would an integer; a value too big for
+// int64 counts as implausible (math.MaxInt64), not as "not a number".
+func pdfInt(tok []byte, _ int) (int64, bool) {
+	s := string(tok)
+	if s == "" {
+		return 0, false
+	}
+	t := strings.TrimLeft(s, "+-")
+	if len(s)-len(t) > 1 || t == "" || strings.Trim(t, "0123456789") != "" {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 1<<63 - 1, true
+	}
+	return v, true
+}
