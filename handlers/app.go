@@ -8,16 +8,18 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"gorm.io/gorm"
 
 	"aula/models"
+	"aula/static"
 	"aula/tutor"
 )
 
-// App holds every dependency of the handlers; cmd/aula builds it.
+// App holds every dependency of the handlers; cmd/aula builds it with New.
 type App struct {
 	DB            *gorm.DB
 	Users         *models.Users
@@ -32,9 +34,32 @@ type App struct {
 	Log           *slog.Logger
 	Static        fs.FS
 	AssetVersion  string
+	// SlowAfter is how long a stream waits for a token before the `slow` notice.
+	SlowAfter time.Duration
 
 	// lessonHTML caches rendered lesson bodies by content hash.
 	lessonHTML sync.Map
+}
+
+// New builds the handlers' dependencies on one database: every store, the
+// session store signing with sessionKey, and the tutor service.
+func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger) *App {
+	return &App{
+		DB:            db,
+		Users:         models.NewUsers(db),
+		Sessions:      models.NewSessionStore(db, sessionKey),
+		Throttle:      models.NewLoginThrottle(db),
+		Content:       models.NewContent(db),
+		Conversations: models.NewConversations(db),
+		Messages:      models.NewMessages(db),
+		Quotas:        models.NewQuotas(db),
+		Attachments:   models.NewAttachments(db),
+		Tutor:         svc,
+		Log:           log,
+		Static:        static.FS,
+		AssetVersion:  static.Version(static.FS),
+		SlowAfter:     8 * time.Second,
+	}
 }
 
 // sessionName is the cookie that carries the signed session id.
@@ -90,5 +115,10 @@ func (a *App) Handler() *echo.Echo {
 	auth.POST("/messages/:mid/cancel", a.cancel)
 	auth.POST("/messages/:mid/retry", a.retry)
 	auth.GET("/attachments/:id", a.downloadAttachment)
+
+	a.studentRoutes(auth)
+	a.settingsRoutes(auth)
+	a.adminRoutes(auth)
+	a.apiRoutes(e)
 	return e
 }

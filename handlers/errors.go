@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"aula/i18n"
 	"aula/models"
 	"aula/views"
 )
@@ -50,6 +51,9 @@ func (a *App) handleError(err error, c echo.Context) {
 	// without it rather than fail again.
 	if status != http.StatusServiceUnavailable {
 		_ = a.prepare(c)
+	} else if c.Get(ctxSession) == nil {
+		r := c.Request()
+		c.SetRequest(r.WithContext(i18n.WithLang(r.Context(), i18n.Negotiate(r.Header.Get("Accept-Language")))))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)

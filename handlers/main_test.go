@@ -17,7 +17,6 @@ import (
 	"aula/internal/pgtest"
 	"aula/internal/webtest"
 	"aula/models"
-	"aula/static"
 	"aula/tutor"
 )
 
@@ -32,7 +31,9 @@ type server struct {
 	Tutor *tutor.Service
 }
 
-func newServer(t testing.TB) *server {
+// newServer starts aula on a fresh database with the demo content; opts
+// adjust the tutor's configuration (a scripted provider, a clock, timeouts).
+func newServer(t testing.TB, opts ...func(*tutor.Config)) *server {
 	t.Helper()
 	db := pgtest.New(t)
 	ctx := context.Background()
@@ -41,27 +42,18 @@ func newServer(t testing.TB) *server {
 		t.Fatalf("import demo content: %v %v", err, rep.Errors)
 	}
 	s := &server{DB: db, SQLs: countStatements(t, db.DB)}
-	svc := tutor.New(tutor.Config{DB: db.DB, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := tutor.Config{DB: db.DB, Logger: log}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	svc := tutor.New(cfg)
 	if err := svc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
 	s.Tutor = svc
-	s.App = &handlers.App{
-		DB:            db.DB,
-		Users:         models.NewUsers(db.DB),
-		Sessions:      models.NewSessionStore(db.DB, []byte("test-session-key-0123456789abcdef")),
-		Throttle:      models.NewLoginThrottle(db.DB),
-		Content:       models.NewContent(db.DB),
-		Conversations: models.NewConversations(db.DB),
-		Messages:      models.NewMessages(db.DB),
-		Quotas:        models.NewQuotas(db.DB),
-		Attachments:   models.NewAttachments(db.DB),
-		Tutor:         svc,
-		Log:           slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Static:        static.FS,
-		AssetVersion:  static.Version(static.FS),
-	}
+	s.App = handlers.New(db.DB, svc, []byte("test-session-key-0123456789abcdef"), log)
 	hs := httptest.NewServer(s.App.Handler())
 	t.Cleanup(hs.Close)
 	s.URL = hs.URL

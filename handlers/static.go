@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,7 +17,8 @@ import (
 func (a *App) static(c echo.Context) error {
 	// Only files: a directory would be listed, and an invalid name (.., a
 	// trailing slash, an empty name) is nothing to serve.
-	if fi, err := fs.Stat(a.Static, c.Param("*")); err != nil || fi.IsDir() {
+	name := c.Param("*")
+	if fi, err := fs.Stat(a.Static, name); err != nil || fi.IsDir() || strings.HasSuffix(name, ".go") {
 		return echo.ErrNotFound
 	}
 	if c.QueryParam("v") == a.AssetVersion {

@@ -17,9 +17,6 @@ import (
 	"aula/views"
 )
 
-// SlowAfter is how long without a token before the `slow` notice.
-var SlowAfter = 8 * time.Second
-
 // stream is the SSE stream of one assistant message (DESIGN.md, step 4):
 // `chunk` events (escaped text; id = the byte offset after it), `slow`,
 // then `done` (the finished bubble) or `error` (the failed bubble with
@@ -67,7 +64,7 @@ func (a *App) stream(c echo.Context) error {
 			}
 		}
 	}()
-	slow := time.NewTimer(SlowAfter)
+	slow := time.NewTimer(a.SlowAfter)
 	defer slow.Stop()
 	slowShown := false
 	for {
@@ -89,7 +86,7 @@ func (a *App) stream(c echo.Context) error {
 				writeEvent(w, "slow", "", "")
 				slowShown = false
 			}
-			slow.Reset(SlowAfter)
+			slow.Reset(a.SlowAfter)
 		}
 	}
 }

@@ -36,6 +36,8 @@ type FrontMatter struct {
 	ModuleTitle     string   `yaml:"module_title"`
 	ModulePosition  int      `yaml:"module_position"`
 	Suggestions     []string `yaml:"suggestions"`
+	// IDLine is the line of the id field, for errors found after parsing.
+	IDLine int `yaml:"-"`
 }
 
 // ImportError is a content file that could not be imported, with where.
@@ -153,6 +155,7 @@ func parseContentFile(src []byte) (*FrontMatter, string, *ImportError) {
 		return 1
 	}
 	bad := func(key, msg string) *ImportError { return &ImportError{Line: line(key), Msg: msg} }
+	fm.IDLine = line("id")
 	if fm.Kind != "lesson" && fm.Kind != "help" {
 		return nil, "", bad("kind", fmt.Sprintf("kind must be lesson or help, not %q", fm.Kind))
 	}
@@ -218,7 +221,7 @@ func (s *Content) importOne(ctx context.Context, file string, fm *FrontMatter, b
 		var other Lesson
 		if err := tx.Select("id, source_file").Where("id = ? AND source_file <> ? AND source_file <> ''", fm.ID, file).
 			Take(&other).Error; err == nil {
-			return &ImportError{Line: 3, Msg: fmt.Sprintf("lesson id %q is already used by %s", fm.ID, other.SourceFile)}
+			return &ImportError{Line: fm.IDLine, Msg: fmt.Sprintf("lesson id %q is already used by %s", fm.ID, other.SourceFile)}
 		}
 		p := Path{Slug: fm.Path, Title: fm.PathTitle, Description: fm.PathDescription, Language: fm.Language, Position: fm.PathPosition}
 		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "slug"}},
