@@ -13,7 +13,6 @@ import (
 
 	"aula/handlers"
 	"aula/models"
-	"aula/static"
 	"aula/tutor"
 )
 
@@ -97,23 +96,9 @@ func newApp(cfg *config, db *database, svc *tutor.Service, log *slog.Logger) (*h
 		return nil, err
 	}
 	hashKey := sha256.Sum256(append([]byte("aula session signing\x00"), secret...))
-	sessions := models.NewSessionStore(db.Gorm, hashKey[:])
-	sessions.Options.Secure = cfg.SecureCookies
-	return &handlers.App{
-		DB:            db.Gorm,
-		Users:         models.NewUsers(db.Gorm),
-		Sessions:      sessions,
-		Throttle:      models.NewLoginThrottle(db.Gorm),
-		Content:       models.NewContent(db.Gorm),
-		Conversations: models.NewConversations(db.Gorm),
-		Messages:      models.NewMessages(db.Gorm),
-		Quotas:        models.NewQuotas(db.Gorm),
-		Attachments:   models.NewAttachments(db.Gorm),
-		Tutor:         svc,
-		Log:           log,
-		Static:        static.FS,
-		AssetVersion:  static.Version(static.FS),
-	}, nil
+	app := handlers.New(db.Gorm, svc, hashKey[:], log)
+	app.Sessions.Options.Secure = cfg.SecureCookies
+	return app, nil
 }
 
 // sweepSessions deletes expired sessions and abandoned empty threads every hour.
