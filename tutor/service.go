@@ -235,7 +235,9 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		return nil, ErrQuestionTooLong
 	}
 	if content == "" {
-		content = in.Attachment.Filename
+		// A question that is only a file: the bubble and the thread title
+		// name the file (a language-neutral label).
+		content = "📎 " + in.Attachment.Filename
 	}
 	aid := uuid.NewString()
 	genCtx, cancel := context.WithCancelCause(s.base)
