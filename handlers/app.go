@@ -37,6 +37,8 @@ type App struct {
 	// SlowAfter is how long a stream waits for a token before the `slow` notice.
 	SlowAfter time.Duration
 
+	metrics metrics
+
 	// lessonHTML caches rendered lesson bodies by content hash.
 	lessonHTML sync.Map
 }
@@ -82,6 +84,7 @@ func (a *App) Handler() *echo.Echo {
 
 	e.GET("/healthz", a.healthz)
 	e.GET("/readyz", a.readyz)
+	e.GET("/metrics", a.metricsPage)
 	e.GET("/static/highlight.css", a.highlightCSS)
 	e.GET("/static/*", a.static)
 

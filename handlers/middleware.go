@@ -49,6 +49,7 @@ func (a *App) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		status := c.Response().Status
+		a.metrics.countStatus(status)
 		level := slog.LevelInfo
 		if status >= 500 {
 			level = slog.LevelError

@@ -33,6 +33,8 @@ func (a *App) stream(c echo.Context) error {
 		return err
 	}
 	defer sub.Close()
+	a.metrics.streams.Add(1)
+	defer a.metrics.streams.Add(-1)
 	inPanel := c.QueryParam("panel") == "1"
 
 	w := c.Response()
