@@ -1,0 +1,161 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
+
+// TokenPrefix starts every personal API token, so a leaked one is recognisable.
+const TokenPrefix = "aula_"
+
+// MaxTokenNameChars is the longest token name kept.
+const MaxTokenNameChars = 100
+
+// tokenTouchEvery bounds how often last_used_at is written: at most once a
+// minute per token, so an API client does not cost a write per request.
+const tokenTouchEvery = time.Minute
+
+// Errors for API tokens; the fronts translate them.
+var (
+	// ErrInvalidToken is a token that is malformed, unknown or revoked.
+	ErrInvalidToken = errors.New("invalid API token")
+	// ErrTokenName is a token name that is empty or too long.
+	ErrTokenName = fmt.Errorf("a token needs a name of 1 to %d characters", MaxTokenNameChars)
+)
+
+// APIToken is a personal API token of a user; only its sha256 is stored.
+type APIToken struct {
+	ID         string `gorm:"type:uuid;primaryKey;default:gen_random_uuid()"`
+	UserID     string `gorm:"type:uuid"`
+	Name       string
+	TokenHash  []byte
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// TableName maps APIToken to api_tokens.
+func (APIToken) TableName() string { return "api_tokens" }
+
+// Tokens is the store of personal API tokens; every query is scoped by user.
+type Tokens struct{ db *gorm.DB }
+
+// NewTokens returns the API token store.
+func NewTokens(db *gorm.DB) *Tokens { return &Tokens{db: db} }
+
+// hashToken is what the database keeps of a token.
+func hashToken(raw string) []byte {
+	sum := sha256.Sum256([]byte(raw))
+	return sum[:]
+}
+
+// wellFormed reports whether raw has the shape Create gives tokens, so
+// garbage is refused before it costs a query.
+func wellFormed(raw string) bool {
+	body, ok := strings.CutPrefix(raw, TokenPrefix)
+	if !ok {
+		return false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(body)
+	return err == nil && len(b) == 32
+}
+
+// Create makes a named token for the user and returns it with the secret,
+// which is never stored and cannot be shown again.
+func (s *Tokens) Create(ctx context.Context, userID, name string) (*APIToken, string, error) {
+	name = strings.Join(strings.Fields(strings.ToValidUTF8(name, "")), " ")
+	if name == "" || utf8.RuneCountInString(name) > MaxTokenNameChars {
+		return nil, "", ErrTokenName
+	}
+	if !validID(userID) {
+		return nil, "", ErrNotFound
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, "", fmt.Errorf("create token: %w", err)
+	}
+	raw := TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+	t := &APIToken{UserID: userID, Name: name, TokenHash: hashToken(raw)}
+	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
+		return nil, "", fmt.Errorf("create token: %w", err)
+	}
+	return t, raw, nil
+}
+
+// List returns the user's tokens, newest first, revoked ones included.
+func (s *Tokens) List(ctx context.Context, userID string) ([]APIToken, error) {
+	if !validID(userID) {
+		return nil, nil
+	}
+	var out []APIToken
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id").Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	return out, nil
+}
+
+// Revoke ends the user's token at once; ErrNotFound when it is not theirs.
+// Revoking a revoked token keeps its first revocation time.
+func (s *Tokens) Revoke(ctx context.Context, userID, id string) error {
+	if !validID(id) || !validID(userID) {
+		return ErrNotFound
+	}
+	res := s.db.WithContext(ctx).Exec(`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now())
+		WHERE id = ? AND user_id = ?`, id, userID)
+	if res.Error != nil {
+		return fmt.Errorf("revoke token: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Authenticate returns the user a live token belongs to, and records its
+// use (at most once a minute). A malformed, unknown or revoked token is
+// ErrInvalidToken.
+func (s *Tokens) Authenticate(ctx context.Context, raw string, now time.Time) (*User, *APIToken, error) {
+	if !wellFormed(raw) {
+		return nil, nil, ErrInvalidToken
+	}
+	sum := hashToken(raw)
+	var t APIToken
+	err := s.db.WithContext(ctx).Where("token_hash = ? AND revoked_at IS NULL", sum).Take(&t).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil, ErrInvalidToken
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("find token: %w", err)
+	}
+	// The index found the row by hash; the constant-time comparison keeps
+	// the final decision free of timing differences all the same.
+	if subtle.ConstantTimeCompare(t.TokenHash, sum) != 1 {
+		return nil, nil, ErrInvalidToken
+	}
+	u, err := NewUsers(s.db).Get(ctx, t.UserID)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil, ErrInvalidToken
+		}
+		return nil, nil, fmt.Errorf("token user: %w", err)
+	}
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= tokenTouchEvery {
+		if err := s.db.WithContext(ctx).Exec(`UPDATE api_tokens SET last_used_at = ?
+			WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)`, now, t.ID, now.Add(-tokenTouchEvery)).Error; err != nil {
+			return nil, nil, fmt.Errorf("touch token: %w", err)
+		}
+		t.LastUsedAt = &now
+	}
+	return u, &t, nil
+}
