@@ -189,13 +189,17 @@ func (a *App) rate(c echo.Context) error {
 	u := chrome(c).User
 	mid := c.Param("mid")
 	rating := c.FormValue("rating")
+	if rating != models.RatingUp && rating != models.RatingDown {
+		// Checked before the store: Rate("") would clear the stored rating.
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, t(c, "rate.bad_value"))
+	}
 	reason := ""
 	if rating == models.RatingDown {
 		reason = c.FormValue("reason")
 	}
 	err := a.Messages.Rate(ctx, u.ID, mid, rating, reason, c.FormValue("comment"))
 	switch {
-	case rating == "", errors.Is(err, models.ErrInvalidRating):
+	case errors.Is(err, models.ErrInvalidRating):
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, t(c, "rate.bad_value"))
 	case errors.Is(err, models.ErrInvalidReason):
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "unknown reason")

@@ -60,7 +60,9 @@ func (s *Attachments) Get(ctx context.Context, userID, id string) (*Attachment, 
 		return nil, ErrNotFound
 	}
 	var a Attachment
-	if err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Take(&a).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).
+		Where(`EXISTS (SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id
+			WHERE m.id = attachments.message_id AND c.deleted_at IS NULL)`).Take(&a).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &a, nil

@@ -262,7 +262,9 @@ func (s *Messages) Get(ctx context.Context, userID, id string) (*Message, error)
 		return nil, ErrNotFound
 	}
 	var m Message
-	err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Take(&m).Error
+	err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).
+		Where("EXISTS (SELECT 1 FROM conversations c WHERE c.id = messages.conversation_id AND c.deleted_at IS NULL)").
+		Take(&m).Error
 	if err != nil {
 		return nil, notFound(err)
 	}
@@ -396,7 +398,8 @@ func (s *Messages) Rate(ctx context.Context, userID, id, rating, reason, comment
 		reasonArg, comment = nil, ""
 	}
 	var status, role string
-	err := s.db.WithContext(ctx).Raw(`SELECT status, role FROM messages WHERE id = ? AND user_id = ?`, id, userID).
+	err := s.db.WithContext(ctx).Raw(`SELECT status, role FROM messages m WHERE id = ? AND user_id = ?
+		AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)`, id, userID).
 		Row().Scan(&status, &role)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
