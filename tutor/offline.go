@@ -317,17 +317,45 @@ func splitSentences(text string) []string {
 		if inCode || line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "|") {
 			continue
 		}
-		line = strings.TrimLeft(line, "-*+> ")
+		line = trimListMarker(line)
 		if i := strings.Index(line, ". "); i > 0 && i <= 3 && isDigits(line[:i]) {
 			line = line[i+2:] // numbered list item
 		}
 		for _, s := range cutSentences(line) {
 			if len(strings.Fields(s)) >= 3 {
-				out = append(out, s)
+				out = append(out, balanceMarkup(s))
 			}
 		}
 	}
 	return out
+}
+
+// trimListMarker drops list and quote markers ("- ", "* ", "> "), but not
+// the "**" that opens bold text.
+func trimListMarker(line string) string {
+	for {
+		trimmed := line
+		for _, m := range []string{"- ", "* ", "+ ", "> ", ">"} {
+			trimmed = strings.TrimPrefix(trimmed, m)
+		}
+		trimmed = strings.TrimSpace(trimmed)
+		if trimmed == line {
+			return line
+		}
+		line = trimmed
+	}
+}
+
+// balanceMarkup removes bold and code markers a sentence cut left unpaired,
+// so a quoted sentence never turns the rest of the answer bold or code.
+func balanceMarkup(s string) string {
+	if strings.Count(s, "**")%2 == 1 {
+		s = strings.ReplaceAll(s, "**", "")
+	}
+	if strings.Count(s, "`")%2 == 1 {
+		s = strings.ReplaceAll(s, "`", "")
+	}
+	return s
 }
 
 func isDigits(s string) bool {
