@@ -200,6 +200,9 @@ type AskInput struct {
 	Attachment     *models.AttachmentInput // optional, text already extracted
 	// Lang forces the answer language ("en" or "es"); "" detects it.
 	Lang string
+	// Seed is context another program brings for a new conversation
+	// (see SeedTurns); it enters the prompt but is not stored.
+	Seed []Turn
 }
 
 // AskResult is what Ask recorded: the question and the pending answer,
@@ -219,6 +222,7 @@ type job struct {
 	plain     string // the student's text alone (language, retrieval)
 	beforeSeq int    // history ends before the question's seq
 	lang      string
+	seed      []Turn
 	start     time.Time
 }
 
@@ -257,7 +261,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		question = withAttachment(content, a.Filename, a.Text)
 	}
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
-		beforeSeq: turn.User.Seq, lang: in.Lang}
+		beforeSeq: turn.User.Seq, lang: in.Lang, seed: in.Seed}
 	if !s.launch(genCtx, j) {
 		// Closed between the commit and here: the answer must not stay streaming.
 		s.finishFailed(j, CodeInterrupted)
@@ -592,6 +596,7 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	if err != nil {
 		return Request{}, Receipt{}, err
 	}
+	hist = withSeed(hist, j.seed, s.cfg.HistoryTokens)
 	lang := j.lang
 	if lang != "en" && lang != "es" {
 		locale := ""
