@@ -18,7 +18,8 @@ const usage = `aula — a learning platform with an AI tutor
 Usage:
   aula [serve] [--seed-if-empty]          start the web server (default)
   aula migrate                            apply database migrations
-  aula seed                               import the demo content and create the demo users
+  aula seed [--scale N]                   import the demo content and create the demo users
+                                          (--scale: also N×1,000,000 generated messages for load tests)
   aula content import DIR                 import lessons and help articles from Markdown files
   aula user create --email E --name N --password P [--plan PLAN]
   aula user set-plan EMAIL PLAN
@@ -74,7 +75,7 @@ func run(ctx context.Context, args []string) error {
 		log.Info("migrations applied")
 		return nil
 	case "seed":
-		return seed(ctx, db.Gorm, log)
+		return seedCmd(ctx, db.Gorm, log, args)
 	case "content":
 		return contentCmd(ctx, db.Gorm, args)
 	default:

@@ -1,0 +1,86 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// PlanChange is one entry of the plan audit log.
+type PlanChange struct {
+	ID             int64
+	UserID         string
+	UserEmail      string
+	ChangedBy      *string
+	ChangedByEmail string
+	FromPlan       string
+	ToPlan         string
+	CreatedAt      time.Time
+}
+
+// Audit is the store of plan changes made by admins (plan_changes).
+type Audit struct{ db *gorm.DB }
+
+// NewAudit returns the plan audit store.
+func NewAudit(db *gorm.DB) *Audit { return &Audit{db: db} }
+
+// ChangePlan sets the user's plan and records who changed it, from what
+// and to what, in one transaction. An unknown plan is ErrUnknownPlan and
+// an unknown user ErrNotFound, with nothing changed; setting the plan the
+// user already has changes nothing and records nothing (nil, nil).
+func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, now time.Time) (*PlanChange, error) {
+	if !ValidPlan(plan) {
+		return nil, ErrUnknownPlan
+	}
+	if !validID(userID) {
+		return nil, ErrNotFound
+	}
+	var by *string
+	if validID(adminID) {
+		by = &adminID
+	}
+	var ch *PlanChange
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var from, email string
+		err := tx.Raw(`SELECT plan, email FROM users WHERE id = ? FOR UPDATE`, userID).Row().Scan(&from, &email)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("read plan: %w", err)
+		}
+		if from == plan {
+			return nil
+		}
+		if err := tx.Exec(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ?`, plan, now, userID).Error; err != nil {
+			return fmt.Errorf("set plan: %w", err)
+		}
+		ch = &PlanChange{UserID: userID, UserEmail: email, ChangedBy: by, FromPlan: from, ToPlan: plan, CreatedAt: now}
+		if err := tx.Raw(`INSERT INTO plan_changes (user_id, changed_by, from_plan, to_plan, created_at)
+			VALUES (?, ?, ?, ?, ?) RETURNING id`, userID, by, from, plan, now).Row().Scan(&ch.ID); err != nil {
+			return fmt.Errorf("record plan change: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// Recent returns the newest plan changes first, at most limit.
+func (s *Audit) Recent(ctx context.Context, limit int) ([]PlanChange, error) {
+	var out []PlanChange
+	err := s.db.WithContext(ctx).Raw(`SELECT p.id, p.user_id, u.email AS user_email, p.changed_by,
+			coalesce(a.email, '') AS changed_by_email, p.from_plan, p.to_plan, p.created_at
+		FROM plan_changes p JOIN users u ON u.id = p.user_id LEFT JOIN users a ON a.id = p.changed_by
+		ORDER BY p.created_at DESC, p.id DESC LIMIT ?`, min(max(limit, 1), 200)).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("plan changes: %w", err)
+	}
+	return out, nil
+}
