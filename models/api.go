@@ -54,3 +54,28 @@ func (s *Stats) HistoryByPage(ctx context.Context, userID string, page, limit in
 	}
 	return rows, total, nil
 }
+
+// TotalQuestions counts every question the user ever asked whose answer
+// did not fail (a failed one was refunded), as the quota counts them.
+func (s *Stats) TotalQuestions(ctx context.Context, userID string) (int, error) {
+	if !validID(userID) {
+		return 0, nil
+	}
+	var n int
+	err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM messages m WHERE m.user_id = ? AND m.role = 'user'
+		AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.conversation_id = m.conversation_id
+		                AND a.seq = m.seq + 1 AND a.status = 'failed')`, userID).Row().Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("total questions: %w", err)
+	}
+	return n, nil
+}
+
+// Module returns a module by id.
+func (s *Content) Module(ctx context.Context, id int64) (*Module, error) {
+	var m Module
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &m, nil
+}
