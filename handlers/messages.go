@@ -78,7 +78,12 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) erro
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AskResponse(bubbles, usage), nil)
+	var first *views.ThreadView
+	if res.UserMessage.Seq == 0 && !inPanel {
+		th := threadView(res.Conversation, &res.Conversation)
+		first = &th
+	}
+	return a.render(c, http.StatusOK, views.AskResponse(bubbles, usage, first), nil)
 }
 
 // questionView is the bubble of a question just asked, with its file.
