@@ -125,6 +125,10 @@ type TurnInput struct {
 	AssistantID string
 	Now         time.Time
 	Attachment  *AttachmentInput
+	// Lease is the generating instance's claim on the answer; a zero
+	// Lease still expires (after DefaultLeaseTTL) so no answer can stay
+	// streaming forever.
+	Lease Lease
 }
 
 // Turn is what BeginTurn recorded.
@@ -176,9 +180,10 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 		}
 		t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,
 			Role: RoleAssistant, Status: StatusStreaming, Metadata: JSON("{}"), QuotaPeriod: &period, CreatedAt: in.Now}
-		if err := tx.Exec(`INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at)
-			VALUES (?, ?, ?, ?, 'assistant', 'streaming', ?, ?)`,
-			in.AssistantID, c.ID, in.UserID, t.Assistant.Seq, period, in.Now).Error; err != nil {
+		if err := tx.Exec(`INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
+				lease_owner, lease_until)
+			VALUES (?, ?, ?, ?, 'assistant', 'streaming', ?, ?, ?, now() + ? * interval '1 millisecond')`,
+			in.AssistantID, c.ID, in.UserID, t.Assistant.Seq, period, in.Now, in.Lease.owner(), in.Lease.ttlMs()).Error; err != nil {
 			return fmt.Errorf("insert answer: %w", err)
 		}
 		if a := in.Attachment; a != nil {
@@ -205,6 +210,12 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 // rating and receipt are cleared and the status is streaming. It returns
 // the reopened answer and the question it answers.
 func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now time.Time) (answer, question *Message, err error) {
+	return s.BeginRetryLeased(ctx, userID, msgID, now, Lease{})
+}
+
+// BeginRetryLeased is BeginRetry with the generating instance's lease
+// written on the reopened answer.
+func (s *Messages) BeginRetryLeased(ctx context.Context, userID, msgID string, now time.Time, lease Lease) (answer, question *Message, err error) {
 	if !validID(msgID) || !validID(userID) {
 		return nil, nil, ErrNotFound
 	}
@@ -242,7 +253,8 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 		if err := tx.Exec(`UPDATE messages SET status = 'streaming', content = '', error_code = '', metadata = '{}',
 			rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL,
 			provider = '', model = '', latency_ms = NULL, ttft_ms = NULL, tokens_in = NULL, tokens_out = NULL,
-			completed_at = NULL, quota_period = ? WHERE id = ?`, period, a.ID).Error; err != nil {
+			completed_at = NULL, quota_period = ?, lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'
+			WHERE id = ?`, period, lease.owner(), lease.ttlMs(), a.ID).Error; err != nil {
 			return fmt.Errorf("reopen answer: %w", err)
 		}
 		a.Status, a.Content, a.ErrorCode, a.Metadata, a.QuotaPeriod = StatusStreaming, "", "", JSON("{}"), &period
@@ -330,6 +342,10 @@ type FinishInput struct {
 	TokensOut int
 	Metadata  JSON
 	Now       time.Time
+	// LeaseOwner, when set, must still hold the answer: an instance whose
+	// lease expired (and whose answer may since have been retried
+	// elsewhere) cannot overwrite it.
+	LeaseOwner string
 }
 
 // Finish stores an answer's final state. Only a streaming answer is
@@ -337,10 +353,10 @@ type FinishInput struct {
 // it reports whether the row was updated.
 func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (bool, error) {
 	res := s.db.WithContext(ctx).Exec(`UPDATE messages SET status = ?, content = ?, error_code = ?, provider = ?, model = ?,
-		latency_ms = ?, ttft_ms = ?, tokens_in = ?, tokens_out = ?, metadata = ?, completed_at = ?
-		WHERE id = ? AND status = 'streaming'`,
+		latency_ms = ?, ttft_ms = ?, tokens_in = ?, tokens_out = ?, metadata = ?, completed_at = ?, lease_until = NULL
+		WHERE id = ? AND status = 'streaming' AND (?::text = '' OR lease_owner = ?)`,
 		in.Status, strings.ToValidUTF8(in.Content, "\uFFFD"), in.ErrorCode, in.Provider, in.Model,
-		in.LatencyMs, in.TtftMs, in.TokensIn, in.TokensOut, in.Metadata, in.Now, id)
+		in.LatencyMs, in.TtftMs, in.TokensIn, in.TokensOut, in.Metadata, in.Now, id, in.LeaseOwner, in.LeaseOwner)
 	if res.Error != nil {
 		return false, fmt.Errorf("finish answer: %w", res.Error)
 	}
@@ -349,7 +365,9 @@ func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (bool,
 
 // FailInterrupted marks every answer left streaming (by a process that
 // stopped) as failed with error code "interrupted", refunds their
-// questions, and returns their ids. Call it before any generation starts.
+// questions, and returns their ids. Call it before any generation starts,
+// and only with a single process on the database: with several, use
+// Streams.FailExpired, which spares answers whose owner is alive.
 func (s *Messages) FailInterrupted(ctx context.Context, now time.Time) ([]string, error) {
 	var ids []string
 	err := s.db.WithContext(ctx).Raw(`SELECT id FROM messages WHERE status = 'streaming'`).Scan(&ids).Error

@@ -3,6 +3,7 @@ package tutor
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -73,6 +74,17 @@ func (h *Hub) get(msgID string) *stream {
 	return h.streams[msgID]
 }
 
+// ids lists the generations in flight (the leases to renew).
+func (h *Hub) ids() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.streams))
+	for id := range h.streams {
+		out = append(out, id)
+	}
+	return out
+}
+
 // Active is the number of generations in flight.
 func (h *Hub) Active() int {
 	h.mu.Lock()
@@ -91,10 +103,20 @@ func (h *Hub) Subscribe(msgID string, offset int) (sub *Subscription, ok bool) {
 }
 
 // append adds text and wakes every subscriber without blocking on any.
+// Invalid UTF-8 is replaced before it is published, so the buffer's bytes
+// are exactly what the database stores and other processes replay: byte
+// offsets mean the same on every process.
 func (st *stream) append(text string) {
 	st.mu.Lock()
 	st.buf = append(st.buf, text...)
-	st.pub = completeRunes(st.buf)
+	n := completeRunes(st.buf)
+	if fresh := st.buf[st.pub:n]; !utf8.Valid(fresh) {
+		clean := strings.ToValidUTF8(string(fresh), "\uFFFD")
+		tail := string(st.buf[n:])
+		st.buf = append(append(st.buf[:st.pub], clean...), tail...)
+		n = st.pub + len(clean)
+	}
+	st.pub = n
 	for w := range st.waiters {
 		select {
 		case w <- struct{}{}:
@@ -164,6 +186,9 @@ type Subscription struct {
 	off    int
 	notify chan struct{}
 	done   bool
+	// onClose stops what feeds a remote subscription's private stream.
+	onClose   func()
+	closeOnce sync.Once
 }
 
 // Offset is the byte offset of the next text Next returns.
@@ -216,6 +241,9 @@ func (s *Subscription) Close() {
 		delete(st.waiters, s.notify)
 	}
 	st.mu.Unlock()
+	if s.onClose != nil {
+		s.closeOnce.Do(s.onClose)
+	}
 }
 
 // finishedSubscription serves a stored answer through the same API.

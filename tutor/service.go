@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -90,6 +91,25 @@ type Config struct {
 	NewProvider func(ctx context.Context, name, model string, creds Credentials) (Provider, error)
 	// CheckCredentials says whether a provider can be used; default CheckCredentials.
 	CheckCredentials func(name string, creds Credentials) error
+
+	// InstanceID names this process in answer leases and logs; default NewInstanceID().
+	InstanceID string
+	// DatabaseURL is for the LISTEN connection that follows answers other
+	// processes generate; default the DSN DB was opened with ("" and no
+	// DSN: followers poll every PollInterval).
+	DatabaseURL string
+	// LeaseTTL bounds how long a dead process's answers stay streaming
+	// (default 15s; renewed every LeaseTTL/3).
+	LeaseTTL time.Duration
+	// SweepInterval is how often expired leases are looked for (default LeaseTTL/3).
+	SweepInterval time.Duration
+	// FlushInterval and FlushBytes batch the answer text written to the
+	// row and notified (defaults 100ms and 4 KiB).
+	FlushInterval time.Duration
+	FlushBytes    int
+	// PollInterval is how often a follower re-reads the row without a
+	// notification (default 1s).
+	PollInterval time.Duration
 }
 
 // Service answers questions: Ask records them and starts a generation
@@ -111,6 +131,18 @@ type Service struct {
 	wg   sync.WaitGroup
 
 	closed bool
+
+	// Several processes on one database (relay.go, lease.go).
+	id         string
+	streams    *models.Streams
+	listener   *listener
+	bgCtx      context.Context // heartbeat, sweep, LISTEN and followers: outlive the generations
+	bgStop     context.CancelFunc
+	bg         sync.WaitGroup
+	startOnce  sync.Once
+	streamsErr error
+	flushes    atomic.Int64
+	remotes    atomic.Int64
 }
 
 // New builds a service; call Start before serving and Close on shutdown.
@@ -151,30 +183,92 @@ func New(cfg Config) *Service {
 	if cfg.CheckCredentials == nil {
 		cfg.CheckCredentials = CheckCredentials
 	}
+	if cfg.InstanceID == "" {
+		cfg.InstanceID = NewInstanceID()
+	}
+	if cfg.DatabaseURL == "" {
+		cfg.DatabaseURL = dsnOf(cfg.DB)
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	if cfg.SweepInterval <= 0 {
+		cfg.SweepInterval = cfg.LeaseTTL / 3
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = DefaultFlushInterval
+	}
+	if cfg.FlushBytes <= 0 {
+		cfg.FlushBytes = DefaultFlushBytes
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
 	base, stop := context.WithCancelCause(context.Background())
-	return &Service{
-		cfg: cfg, log: cfg.Logger, hub: NewHub(),
+	bgCtx, bgStop := context.WithCancel(context.Background())
+	s := &Service{
+		cfg: cfg, log: cfg.Logger.With("instance", cfg.InstanceID), hub: NewHub(),
 		convs: models.NewConversations(cfg.DB), msgs: models.NewMessages(cfg.DB),
 		quotas: models.NewQuotas(cfg.DB), routes: models.NewAIRoutes(cfg.DB), users: models.NewUsers(cfg.DB),
 		retr: NewRetriever(cfg.DB), base: base, stop: stop,
+		id: cfg.InstanceID, bgCtx: bgCtx, bgStop: bgStop,
 	}
+	s.streams, s.streamsErr = models.NewStreams(cfg.DB)
+	if cfg.DatabaseURL != "" {
+		s.listener = newListener(cfg.DatabaseURL, s.log, s.cancelLocal)
+	}
+	return s
 }
 
-// Start recovers from a previous process (answers it left streaming fail
-// as "interrupted" and their questions are refunded) and seeds the
-// missing provider routes from the configured default.
+// Start recovers from stopped processes (answers left streaming whose
+// lease ran out fail as "interrupted" and their questions are refunded;
+// answers other live processes are generating are left alone), seeds the
+// missing provider routes from the configured default, and starts the
+// background work shared with the other processes: the LISTEN connection,
+// the lease heartbeat and the sweep of expired leases.
 func (s *Service) Start(ctx context.Context) error {
-	ids, err := s.msgs.FailInterrupted(ctx, s.now())
+	if s.streamsErr != nil {
+		return fmt.Errorf("start tutor: %w", s.streamsErr)
+	}
+	ids, err := s.streams.FailExpired(ctx, s.now())
 	if err != nil {
 		return fmt.Errorf("start tutor: %w", err)
 	}
 	if len(ids) > 0 {
-		s.log.Warn("tutor: answers interrupted by a restart marked failed", "count", len(ids))
+		s.log.Warn("tutor: answers interrupted by a stopped process marked failed", "count", len(ids))
 	}
 	if err := s.SeedRoutes(ctx, s.cfg.DefaultProvider, s.cfg.DefaultModel); err != nil {
 		return fmt.Errorf("start tutor: %w", err)
 	}
+	s.startOnce.Do(func() {
+		if s.listener != nil {
+			ready := make(chan struct{})
+			s.bg.Add(1)
+			go func() {
+				defer s.bg.Done()
+				s.listener.run(s.bgCtx, ready)
+			}()
+			// Followers and remote cancels work from the first request
+			// when the connection comes up quickly; if not, they poll.
+			select {
+			case <-ready:
+			case <-time.After(2 * time.Second):
+			case <-ctx.Done():
+			}
+		}
+		s.bg.Add(2)
+		go s.heartbeat(s.bgCtx)
+		go s.sweep(s.bgCtx)
+	})
 	return nil
+}
+
+// cancelLocal stops an answer this process generates, on another
+// process's request (the student pressed stop there).
+func (s *Service) cancelLocal(msgID string) {
+	if st := s.hub.get(msgID); st != nil {
+		st.cancel(errCancelled)
+	}
 }
 
 // Close stops accepting questions, ends the generations in flight (they
@@ -185,6 +279,8 @@ func (s *Service) Close() {
 	s.mu.Unlock()
 	s.stop(errShutdown)
 	s.wg.Wait()
+	s.bgStop()
+	s.bg.Wait()
 }
 
 // Hub is the service's in-flight generations, for fronts that subscribe directly.
@@ -247,7 +343,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 	genCtx, cancel := context.WithCancelCause(s.base)
 	st, _ := s.hub.open(aid, in.UserID, cancel)
 	turn, err := s.msgs.BeginTurn(ctx, models.TurnInput{UserID: in.UserID, ConversationID: in.ConversationID,
-		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment})
+		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment, Lease: s.lease()})
 	if err != nil {
 		s.hub.remove(aid, st)
 		cancel(nil)
@@ -300,7 +396,7 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 		}
 		return nil, ErrNotRetryable
 	}
-	answer, question, err := s.msgs.BeginRetry(ctx, userID, msgID, s.now())
+	answer, question, err := s.msgs.BeginRetryLeased(ctx, userID, msgID, s.now(), s.lease())
 	if err != nil {
 		s.hub.remove(msgID, st)
 		cancel(nil)
@@ -331,12 +427,22 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 // stored: the partial text is kept with status cancelled. A cancelled
 // answer that had text still counts against the quota (the student got
 // part of an answer); one stopped before any text is refunded. Cancelling
-// a finished answer does nothing.
+// a finished answer does nothing. An answer another process generates is
+// stopped there (through a notification) and waited for the same way.
 func (s *Service) Cancel(ctx context.Context, userID, msgID string) error {
 	st := s.hub.get(msgID)
 	if st == nil || st.userID != userID {
-		_, err := s.msgs.Get(ctx, userID, msgID)
-		return err
+		m, err := s.msgs.Get(ctx, userID, msgID)
+		if err != nil {
+			return err
+		}
+		if st == nil && m.Role == models.RoleAssistant && m.Status == models.StatusStreaming {
+			if st := s.hub.get(msgID); st == nil {
+				return s.cancelRemote(ctx, userID, msgID)
+			}
+			return s.Cancel(ctx, userID, msgID)
+		}
+		return nil
 	}
 	st.cancel(errCancelled)
 	sub := st.subscribe(st.len())
@@ -354,7 +460,9 @@ func (s *Service) Cancel(ctx context.Context, userID, msgID string) error {
 
 // Stream subscribes to the user's answer from a byte offset: the missed
 // text, then live text, then the final state. A finished answer replays
-// from the database. Someone else's message is models.ErrNotFound.
+// from the database; one another process generates is followed through
+// the database (its row and notifications). Someone else's message is
+// models.ErrNotFound.
 func (s *Service) Stream(ctx context.Context, userID, msgID string, offset int) (*Subscription, error) {
 	if st := s.hub.get(msgID); st != nil {
 		if st.userID != userID {
@@ -370,15 +478,14 @@ func (s *Service) Stream(ctx context.Context, userID, msgID string, offset int) 
 		return nil, models.ErrNotFound
 	}
 	if m.Status == models.StatusStreaming {
-		// The generation was registered before its row was committed and
-		// is removed only after its final state is stored, so a streaming
-		// row without one belongs to a process that is gone.
+		// The generation was registered here before its row was committed
+		// and is removed only after its final state is stored, so a
+		// streaming row not in the hub is generated by another process
+		// (or by one that died, whose lease the sweep will end).
 		if st := s.hub.get(msgID); st != nil {
 			return st.subscribe(offset), nil
 		}
-		orphan := *m
-		orphan.Status, orphan.ErrorCode = models.StatusFailed, CodeInterrupted
-		return finishedSubscription(&orphan, offset), nil
+		return s.remoteSubscribe(userID, msgID, offset), nil
 	}
 	return finishedSubscription(m, offset), nil
 }
@@ -424,7 +531,16 @@ func (s *Service) generate(ctx context.Context, j *job) {
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, s.cfg.AnswerTimeout, errAnswerTimeout)
 	defer cancelTimeout()
 	defer j.st.cancel(nil)
+	stop, persisted := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(persisted)
+		s.persist(j, stop)
+	}()
 	o := s.run(ctx, j)
+	// The batch writer stops before Finish, so a late batch cannot race
+	// the final text (it would be refused anyway: the row is no longer streaming).
+	close(stop)
+	<-persisted
 	s.store(j, o)
 }
 
@@ -493,6 +609,8 @@ func (s *Service) run(ctx context.Context, j *job) (o outcome) {
 		o.status, o.content = models.StatusComplete, text
 	case errors.Is(context.Cause(streamCtx), errCancelled):
 		o.status, o.content = models.StatusCancelled, text
+	case errors.Is(context.Cause(streamCtx), errLeaseLost):
+		o.status, o.code = models.StatusFailed, CodeInterrupted
 	case streamCtx.Err() != nil:
 		o.status, o.code = models.StatusFailed, causeCode(streamCtx)
 	case err != nil:
@@ -561,11 +679,21 @@ func (s *Service) store(j *job, o outcome) {
 	meta, _ := json.Marshal(o.receipt)
 	in := models.FinishInput{Status: o.status, Content: o.content, ErrorCode: o.code, Provider: o.provider, Model: o.model,
 		LatencyMs: int(s.now().Sub(j.start).Milliseconds()), TtftMs: o.ttft,
-		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now()}
-	if _, err := s.msgs.Finish(ctx, j.answer.ID, in); err != nil {
+		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now(), LeaseOwner: s.id}
+	stored, err := s.msgs.Finish(ctx, j.answer.ID, in)
+	if err != nil {
+		// The row stays streaming; its lease is no longer renewed, so the
+		// sweep fails and refunds it.
 		s.log.Error("tutor: store answer", "message", j.answer.ID, "err", err)
 	}
-	if o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "") {
+	if stored {
+		if err := s.streams.NotifyEnd(ctx, j.answer.ID); err != nil {
+			s.log.Warn("tutor: notify followers", "message", j.answer.ID, "err", err)
+		}
+	}
+	// Only the process that stored the final state refunds: a row another
+	// process already ended (lease expired) was refunded by that process.
+	if stored && (o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "")) {
 		if _, err := s.quotas.Refund(ctx, j.answer.ID); err != nil {
 			s.log.Error("tutor: refund question", "message", j.answer.ID, "err", err)
 		}

@@ -1,0 +1,209 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Channels aula processes LISTEN on; see Streams.
+const (
+	// StreamChannel carries "<message id> <content length in bytes>" when
+	// a streaming answer's stored text grew, and "<message id> end" when
+	// it was finished by a process other than its owner (the sweep).
+	StreamChannel = "aula_stream"
+	// CancelChannel carries "<message id>": the process generating that
+	// answer stops it, as if the student had pressed stop there.
+	CancelChannel = "aula_cancel"
+)
+
+// DefaultLeaseTTL is how long a generation's lease lasts when the caller
+// gives none; the owner's heartbeat renews it well before.
+const DefaultLeaseTTL = 30 * time.Second
+
+// ErrLeaseLost means the answer is no longer streaming under this
+// instance's lease: another process declared it dead and finished it.
+var ErrLeaseLost = errors.New("the answer's lease was lost")
+
+// Lease is who generates an answer and for how long the claim holds
+// without renewal; it is written with the streaming row.
+type Lease struct {
+	Owner string
+	TTL   time.Duration
+}
+
+func (l Lease) ttlMs() int64 {
+	if l.TTL <= 0 {
+		return DefaultLeaseTTL.Milliseconds()
+	}
+	return l.TTL.Milliseconds()
+}
+
+func (l Lease) owner() *string {
+	if l.Owner == "" {
+		return nil
+	}
+	return &l.Owner
+}
+
+// Streams is the shared state of answers in generation: their text so
+// far, their leases, and the notifications other processes follow. It
+// talks to database/sql directly, not through GORM, because it runs on
+// every batch of tokens and must not show up as application queries.
+type Streams struct{ db *sql.DB }
+
+// NewStreams returns the store on db's connection pool.
+func NewStreams(db *gorm.DB) (*Streams, error) {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("streams: %w", err)
+	}
+	return &Streams{db: sqlDB}, nil
+}
+
+// Append adds text to the stored content of a streaming answer the owner
+// holds, provided the stored content is at bytes long (so a retried write
+// can never double text), and notifies StreamChannel in the same
+// statement. It returns the new length, or ErrLeaseLost.
+func (s *Streams) Append(ctx context.Context, id, owner string, at int, text string) (int, error) {
+	var n int
+	var ignored string
+	err := s.db.QueryRowContext(ctx, `WITH u AS (
+			UPDATE messages SET content = content || $3
+			WHERE id = $1 AND status = 'streaming' AND lease_owner = $2 AND octet_length(content) = $4
+			RETURNING id, octet_length(content) AS n
+		)
+		SELECT n, pg_notify('`+StreamChannel+`', id::text || ' ' || n::text)::text FROM u`,
+		id, owner, text, at).Scan(&n, &ignored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrLeaseLost
+	}
+	if err != nil {
+		return 0, fmt.Errorf("append answer text: %w", err)
+	}
+	return n, nil
+}
+
+// Renew pushes forward the leases owner holds on the answers ids (one
+// statement however many there are) and returns how many it renewed. Only
+// the answers the caller is still generating are named, so a row the
+// owner failed to finish (the database was away) expires and is swept.
+func (s *Streams) Renew(ctx context.Context, owner string, ids []string, ttl time.Duration) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE messages SET lease_until = now() + $2 * interval '1 millisecond'
+		WHERE status = 'streaming' AND lease_owner = $1 AND id = ANY($3::uuid[])`, owner, Lease{TTL: ttl}.ttlMs(), ids)
+	if err != nil {
+		return 0, fmt.Errorf("renew leases: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// FailExpired ends every streaming answer whose lease ran out (or that
+// has none): status failed, error code "interrupted", text cleared, its
+// question refunded, and an "end" notification for its followers. Rows
+// and refunds change in one statement with row locks skipped, so sweeps
+// racing on several processes, or with the owner's own Finish, refund a
+// question exactly once. It returns the ids it ended.
+func (s *Streams) FailExpired(ctx context.Context, now time.Time) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `WITH dead AS (
+			SELECT id, user_id, quota_period FROM messages
+			WHERE status = 'streaming' AND (lease_until IS NULL OR lease_until < now())
+			ORDER BY lease_until NULLS FIRST LIMIT 500
+			FOR UPDATE SKIP LOCKED
+		), failed AS (
+			UPDATE messages m SET status = 'failed', error_code = 'interrupted', content = '', completed_at = $1,
+				quota_period = NULL, lease_until = NULL
+			FROM dead WHERE m.id = dead.id
+			RETURNING dead.id, dead.user_id, dead.quota_period
+		), refund AS (
+			UPDATE plan_usage p SET questions = greatest(p.questions - r.n, 0)
+			FROM (SELECT user_id, quota_period, count(*) AS n FROM failed
+			      WHERE quota_period IS NOT NULL GROUP BY user_id, quota_period) r
+			WHERE p.user_id = r.user_id AND p.period = r.quota_period
+			RETURNING p.user_id
+		)
+		SELECT id::text, pg_notify('`+StreamChannel+`', id::text || ' end')::text FROM failed`, now)
+	if err != nil {
+		return nil, fmt.Errorf("fail expired answers: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id, ignored string
+		if err := rows.Scan(&id, &ignored); err != nil {
+			return nil, fmt.Errorf("fail expired answers: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("fail expired answers: %w", err)
+	}
+	return ids, nil
+}
+
+// StreamState is a user's answer as another process sees it mid-stream.
+type StreamState struct {
+	Status string
+	Length int    // bytes of content stored
+	Tail   []byte // content from the requested offset on
+}
+
+// ReadFrom returns the user's assistant message's status and its stored
+// text from byte offset from (PostgreSQL's own substring counts
+// characters, so the text is sliced as UTF-8 bytes). ErrNotFound when the
+// message is not the user's answer.
+func (s *Streams) ReadFrom(ctx context.Context, userID, id string, from int) (*StreamState, error) {
+	if !validID(id) || !validID(userID) {
+		return nil, ErrNotFound
+	}
+	var st StreamState
+	err := s.db.QueryRowContext(ctx, `SELECT status, octet_length(content), substr(convert_to(content, 'UTF8'), $3 + 1)
+		FROM messages WHERE id = $1 AND user_id = $2 AND role = 'assistant'`, id, userID, max(from, 0)).
+		Scan(&st.Status, &st.Length, &st.Tail)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read answer text: %w", err)
+	}
+	return &st, nil
+}
+
+// NotifyCancel asks whichever process generates id to stop it.
+func (s *Streams) NotifyCancel(ctx context.Context, id string) error {
+	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify('`+CancelChannel+`', $1)`, id); err != nil {
+		return fmt.Errorf("notify cancel: %w", err)
+	}
+	return nil
+}
+
+// LeaseOf returns the owner and expiry of an answer's lease, for tests and
+// operators ("" and nil when it has none).
+func (s *Streams) LeaseOf(ctx context.Context, id string) (owner string, until *time.Time, err error) {
+	var o sql.NullString
+	var u sql.NullTime
+	if err := s.db.QueryRowContext(ctx, `SELECT lease_owner, lease_until FROM messages WHERE id = $1`, id).Scan(&o, &u); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil, ErrNotFound
+		}
+		return "", nil, fmt.Errorf("read lease: %w", err)
+	}
+	if u.Valid {
+		until = &u.Time
+	}
+	return o.String, until, nil
+}
+
+// NotifyEnd tells the followers of id that its final state is stored.
+func (s *Streams) NotifyEnd(ctx context.Context, id string) error {
+	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify('`+StreamChannel+`', $1 || ' end')`, id); err != nil {
+		return fmt.Errorf("notify end: %w", err)
+	}
+	return nil
+}
