@@ -1,9 +1,111 @@
 package handlers
 
-import "github.com/labstack/echo/v4"
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
-// apiRoutes registers the JSON API under /api/v1 and the MCP server at /mcp.
-func (a *App) apiRoutes(e *echo.Echo) {}
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
-// settingsRoutes registers /settings and the personal API tokens.
-func (a *App) settingsRoutes(g *echo.Group) {}
+	"aula/i18n"
+	"aula/models"
+	"aula/views"
+)
+
+// apiMaxBody bounds a JSON API request: a 4,000-character question and ten
+// turns of history fit many times over.
+const apiMaxBody = "256K"
+
+// apiRoutes registers the JSON API under /api/v1 and the MCP server at
+// /mcp, on the server itself: they authenticate with bearer tokens, never
+// with the cookie session, so CSRF does not apply.
+func (a *App) apiRoutes(e *echo.Echo) {
+	e.GET("/api/v1/openapi.json", a.openAPI)
+	api := e.Group("/api/v1", middleware.BodyLimit(apiMaxBody), a.requireToken)
+	api.POST("/tutor/stream", a.apiStream)
+	api.POST("/tutor/chat", a.apiChat)
+	api.POST("/tutor/rate", a.apiRate)
+	api.GET("/tutor/suggestions", a.apiSuggestions)
+	api.GET("/tutor/monthly-usage", a.apiMonthlyUsage)
+	api.GET("/tutor/my-history", a.apiMyHistory)
+	api.GET("/tutor/my-usage", a.apiMyUsage)
+	api.GET("/tutor/session-info", a.apiSessionInfo)
+	api.GET("/conversations", a.apiListConversations)
+	api.POST("/conversations", a.apiCreateConversation)
+	api.GET("/conversations/:id", a.apiGetConversation)
+	api.DELETE("/conversations/:id", a.apiDeleteConversation)
+	// Anything else under /api is the API's 404, not a page of the site.
+	e.Any("/api/*", func(echo.Context) error { return errAPINotFound })
+	a.mcpRoutes(e)
+}
+
+// bearerToken is the token of an "Authorization: Bearer …" header.
+func bearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	tok = strings.TrimSpace(tok)
+	return tok, ok && strings.EqualFold(scheme, "Bearer") && tok != ""
+}
+
+// requireToken lets a request through with a live personal token and puts
+// its user (and their language) where the handlers and the log find it.
+func (a *App) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		raw, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
+		if !ok {
+			return errUnauthorized
+		}
+		r := c.Request()
+		u, _, err := a.Tokens.Authenticate(r.Context(), raw, time.Now().UTC())
+		if errors.Is(err, models.ErrInvalidToken) {
+			return errUnauthorized
+		}
+		if err != nil {
+			return err
+		}
+		ch := &views.Chrome{User: u, RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
+		c.SetRequest(r.WithContext(i18n.WithLang(views.WithChrome(r.Context(), ch), u.Locale)))
+		return next(c)
+	}
+}
+
+// apiUser is the token's user.
+func apiUser(c echo.Context) *models.User { return chrome(c).User }
+
+// decodeJSON reads the body as one JSON value into v, whatever the
+// Content-Type says (curl -d sends a form type).
+func decodeJSON(c echo.Context, v any) error {
+	dec := json.NewDecoder(c.Request().Body)
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	var he *echo.HTTPError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &he):
+		return he // the body limit
+	case errors.Is(err, io.EOF):
+		return apiErr(http.StatusBadRequest, codeInvalidJSON, "the request body must be a JSON object")
+	default:
+		return apiErr(http.StatusBadRequest, codeInvalidJSON, "the request body is not valid JSON: %v", err)
+	}
+}
+
+// queryInt reads an optional integer query parameter within [lo, hi].
+func queryInt(c echo.Context, name string, def, lo, hi int) (int, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, apiErr(http.StatusUnprocessableEntity, codeInvalidParam, "%s must be an integer from %d to %d", name, lo, hi)
+	}
+	return n, nil
+}

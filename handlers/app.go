@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gorilla/securecookie"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"gorm.io/gorm"
@@ -37,7 +38,19 @@ type App struct {
 	// SlowAfter is how long a stream waits for a token before the `slow` notice.
 	SlowAfter time.Duration
 
+	// Stats, Audit and Suggestions serve the dashboards and the admin pages.
+	Stats       *models.Stats
+	Audit       *models.Audit
+	Suggestions *models.Suggestions
+
 	metrics metrics
+
+	// Tokens are the personal API tokens of the JSON API and MCP.
+	Tokens *models.Tokens
+	// apiStats answers the API's history and usage reads.
+	apiStats *models.Stats
+	// tokenFlash seals a new token in the cookie that shows it once.
+	tokenFlash *securecookie.SecureCookie
 
 	// lessonHTML caches rendered lesson bodies by content hash.
 	lessonHTML sync.Map
@@ -56,11 +69,17 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger) *
 		Messages:      models.NewMessages(db),
 		Quotas:        models.NewQuotas(db),
 		Attachments:   models.NewAttachments(db),
+		Stats:         models.NewStats(db),
+		Audit:         models.NewAudit(db),
+		Suggestions:   models.NewSuggestions(db),
 		Tutor:         svc,
 		Log:           log,
 		Static:        static.FS,
 		AssetVersion:  static.Version(static.FS),
 		SlowAfter:     8 * time.Second,
+		Tokens:        models.NewTokens(db),
+		apiStats:      models.NewStats(db),
+		tokenFlash:    newTokenFlash(sessionKey),
 	}
 }
 
@@ -121,7 +140,8 @@ func (a *App) Handler() *echo.Echo {
 
 	a.studentRoutes(auth)
 	a.settingsRoutes(auth)
-	a.adminRoutes(auth)
+	// Admin routes answer 404, not a sign-in redirect, to visitors too.
+	a.adminRoutes(site)
 	a.apiRoutes(e)
 	return e
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,7 +20,10 @@ func (a *App) handleError(err error, c echo.Context) {
 	}
 	status, message := http.StatusInternalServerError, ""
 	var he *echo.HTTPError
+	ae, isAPI := asAPIError(err)
 	switch {
+	case isAPI:
+		status = ae.Status
 	case errors.As(err, &he):
 		status = he.Code
 		if status == http.StatusRequestEntityTooLarge || status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
@@ -42,9 +44,8 @@ func (a *App) handleError(err error, c echo.Context) {
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "5")
 	}
-	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		_ = c.JSON(status, map[string]any{"error": map[string]string{
-			"code": strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_")), "message": http.StatusText(status)}})
+	if isAPIPath(c.Request().URL.Path) {
+		writeAPIError(c, status, ae)
 		return
 	}
 	// The page frame needs the session; when the database is down, render
