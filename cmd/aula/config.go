@@ -28,8 +28,13 @@ type config struct {
 	FirstTokenTimeout time.Duration
 	AnswerTimeout     time.Duration
 	DrainTimeout      time.Duration
-	SecureCookies     bool
-	LogFormat         string
+	// LeaseTTL bounds how long the answers of a process that died stay
+	// streaming before another process fails them (AULA_LEASE_TTL).
+	LeaseTTL time.Duration
+	// InstanceID names this process in leases and logs (AULA_INSTANCE_ID; default host-pid-random).
+	InstanceID    string
+	SecureCookies bool
+	LogFormat     string
 }
 
 var providers = []string{tutor.ProviderOffline, tutor.ProviderOpenAI, tutor.ProviderAnthropic,
@@ -75,6 +80,8 @@ func loadConfig() (*config, error) {
 		FirstTokenTimeout: duration("AULA_FIRST_TOKEN_TIMEOUT", 30*time.Second),
 		AnswerTimeout:     duration("AULA_ANSWER_TIMEOUT", 3*time.Minute),
 		DrainTimeout:      duration("AULA_DRAIN_TIMEOUT", 20*time.Second),
+		LeaseTTL:          duration("AULA_LEASE_TTL", tutor.DefaultLeaseTTL),
+		InstanceID:        env("AULA_INSTANCE_ID", ""),
 	}
 	if v := env("AULA_OFFLINE_TOKEN_DELAY_MS", "15"); v != "" {
 		n, err := strconv.Atoi(v)

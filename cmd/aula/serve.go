@@ -43,6 +43,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		DB: db.Gorm, Credentials: cfg.Credentials, Logger: log,
 		DefaultProvider: cfg.LLMProvider, DefaultModel: cfg.LLMModel,
 		FirstTokenTimeout: cfg.FirstTokenTimeout, AnswerTimeout: cfg.AnswerTimeout,
+		LeaseTTL: cfg.LeaseTTL, InstanceID: cfg.InstanceID,
 	})
 	if err := svc.Start(ctx); err != nil {
 		return err
@@ -67,7 +68,8 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	go sweepSessions(ctx, app, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider)
+	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider,
+		"instance", svc.InstanceID(), "lease_ttl", cfg.LeaseTTL)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
