@@ -91,7 +91,7 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 			}
 		}
 		v.Title = conv.Title
-		if v.Usage, err = a.Quotas.Usage(ctx, u.ID, time.Now()); err != nil {
+		if v.Usage, err = a.Quotas.Usage(ctx, u.ID, a.Tutor.Now()); err != nil {
 			return err
 		}
 		v.Badge = a.badge(c)

@@ -74,7 +74,7 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) erro
 		a.questionView(ctx, u.ID, res.UserMessage),
 		{ID: res.AssistantMessage.ID, Role: models.RoleAssistant, Status: models.StatusStreaming, InPanel: inPanel},
 	}
-	usage, err := a.Quotas.Usage(ctx, u.ID, time.Now())
+	usage, err := a.Quotas.Usage(ctx, u.ID, a.Tutor.Now())
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -67,7 +66,7 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		form.Hidden = map[string]string{"mode": models.ModeLesson, "lesson_id": page.Lesson.ID, "next": lessonURL}
 	}
 	var err error
-	if p.Usage, err = a.Quotas.Usage(ctx, u.ID, time.Now()); err != nil {
+	if p.Usage, err = a.Quotas.Usage(ctx, u.ID, a.Tutor.Now()); err != nil {
 		return nil, err
 	}
 	form.AtLimit = p.Usage.Limit > 0 && p.Usage.Used >= p.Usage.Limit
