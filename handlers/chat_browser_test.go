@@ -363,6 +363,9 @@ func TestChatBrowserSlowRetryStop(t *testing.T) {
 	if m := message(t, s, mid); m.Status != models.StatusFailed {
 		b.Fatalf("stored %s", m.Status)
 	}
+	// Click once HTMX has wired the swapped-in form (a click in the few
+	// milliseconds before that is a plain post, which lands on the page).
+	waitFor(b, "the Retry form wired by HTMX", fmt.Sprintf(`!!document.querySelector('#m-%s .answer-error form')['htmx-internal-data']?.listenerInfos`, mid))
 	b.Click("#m-" + mid + " .answer-error button.retry")
 	waitStatus(b, mid, "complete")
 	if got := b.Text("#m-" + mid + " .msg-body"); got != "Recovered answer." {
