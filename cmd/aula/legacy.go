@@ -68,7 +68,9 @@ func importLegacy(ctx context.Context, db *gorm.DB, r io.Reader) (legacyReport, 
 		if raw == "" {
 			continue
 		}
-		bad := func(format string, a ...any) { rep.Bad = append(rep.Bad, fmt.Sprintf("line %d: ", n)+fmt.Sprintf(format, a...)) }
+		bad := func(format string, a ...any) {
+			rep.Bad = append(rep.Bad, fmt.Sprintf("line %d: ", n)+fmt.Sprintf(format, a...))
+		}
 		var l legacyLine
 		if err := json.Unmarshal([]byte(raw), &l); err != nil {
 			bad("malformed JSON: %v", err)

@@ -24,6 +24,7 @@ Usage:
   aula user create --email E --name N --password P [--plan PLAN]
   aula user set-plan EMAIL PLAN
   aula user list
+  aula import-legacy FILE                 import a single-thread chat history (JSON lines)
 
 Configuration comes from the environment; see README.md.
 `
@@ -49,7 +50,7 @@ func run(ctx context.Context, args []string) error {
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
-	case "serve", "migrate", "seed", "content", "user":
+	case "serve", "migrate", "seed", "content", "user", "import-legacy":
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -78,6 +79,8 @@ func run(ctx context.Context, args []string) error {
 		return seedCmd(ctx, db.Gorm, log, args)
 	case "content":
 		return contentCmd(ctx, db.Gorm, args)
+	case "import-legacy":
+		return importLegacyCmd(ctx, db.Gorm, args)
 	default:
 		return userCmd(ctx, db.Gorm, args)
 	}
