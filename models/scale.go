@@ -71,7 +71,7 @@ func GenerateScale(ctx context.Context, db *gorm.DB, n int, now time.Time) (Scal
 					rating_comment, rated_at, provider, model, latency_ms, ttft_ms, tokens_in, tokens_out, error_code,
 					metadata, created_at, completed_at)
 				SELECT c.id, c.user_id, s.seq, CASE WHEN s.seq % 2 = 0 THEN 'user' ELSE 'assistant' END,
-					CASE WHEN s.seq % 2 = 0 THEN 'How does this part work? (' || s.seq || ')' ELSE 'An answer about it.' END,
+					CASE WHEN s.seq % 2 = 0 THEN 'Scale question, part (' || s.seq || ')' ELSE 'An answer about it.' END,
 					CASE WHEN s.seq % 2 = 0 OR r.v >= 50 THEN 'complete' WHEN r.v < 30 THEN 'failed' ELSE 'cancelled' END,
 					CASE WHEN s.seq % 2 = 1 AND r.v >= 50 AND r.v % 5 = 0 THEN
 						CASE WHEN (r.v / 5) % 10 < 7 THEN 'up' ELSE 'down' END END,
@@ -103,7 +103,7 @@ func GenerateScale(ctx context.Context, db *gorm.DB, n int, now time.Time) (Scal
 				WHERE c.title LIKE 'Scale question %'`, []any{rep.Messages / rep.Conversations}},
 			{"plan usage", `INSERT INTO plan_usage (user_id, period, questions)
 				SELECT m.user_id, ?::date, count(*) FROM messages m
-				WHERE m.role = 'user' AND m.created_at >= ? AND m.content LIKE 'How does this part work?%'
+				WHERE m.role = 'user' AND m.created_at >= ? AND m.content LIKE 'Scale question, part (%'
 				GROUP BY m.user_id
 				ON CONFLICT (user_id, period) DO UPDATE SET questions = excluded.questions`, []any{Period(now), Period(now)}},
 		}
