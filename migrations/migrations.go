@@ -29,7 +29,9 @@ func Up(ctx context.Context, db *sql.DB) error {
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockID)
 
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, files)
+	// Out of order: a migration numbered below one already applied (written
+	// on another branch meanwhile) is still applied, not refused.
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, files, goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
