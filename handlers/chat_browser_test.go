@@ -561,6 +561,7 @@ func TestChatBrowserLessonPanel(t *testing.T) {
 	if n := eval[int](b, sessionsLoaded); n != 1 {
 		b.Fatalf("sessions fragment requested %d times after opening the drawer, want 1", n)
 	}
+	waitFor(b, "the session link wired by HTMX", fmt.Sprintf(`!!document.querySelector('#history-body #c-%s')['htmx-internal-data']?.listenerInfos`, first))
 	b.Click("#history-body #c-" + first)
 	waitFor(b, "the earlier session", fmt.Sprintf(`document.querySelectorAll('#tutor-panel article[id^="m-"]').length === 2 && location.search.includes('session=%s')`, first))
 	if q := b.Text("#tutor-panel article.user .msg-body"); q != suggestions[0] {
