@@ -37,10 +37,10 @@ func benchTokens(n int) []string {
 
 // viaOpenAI routes every use case to the fake OpenAI server, through the
 // real langchaingo client.
-func viaOpenAI(fake *fakellm.Server) func(*tutor.Config) {
+func viaOpenAI(baseURL string) func(*tutor.Config) {
 	return func(c *tutor.Config) {
 		c.DefaultProvider = tutor.ProviderOpenAI
-		c.Credentials = tutor.Credentials{OpenAIKey: "test", OpenAIBaseURL: fake.URL}
+		c.Credentials = tutor.Credentials{OpenAIKey: "test", OpenAIBaseURL: baseURL}
 	}
 }
 
@@ -75,7 +75,7 @@ func BenchmarkFirstToken(b *testing.B) {
 	tokens := benchTokens(300)
 	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: tokens, TokensPerSecond: 50})
 	stamps := make(chan time.Time, 1)
-	s := newServer(b, viaOpenAI(fake), func(c *tutor.Config) {
+	s := newServer(b, viaOpenAI(fake.URL), func(c *tutor.Config) {
 		c.NewProvider = func(ctx context.Context, name, model string, creds tutor.Credentials) (tutor.Provider, error) {
 			p, err := tutor.NewProvider(ctx, name, model, creds)
 			if err != nil {
@@ -274,7 +274,7 @@ func BenchmarkSimultaneousStreams(b *testing.B) {
 							return true
 						})
 						if err != nil || final.Type != "done" || text.String() != want {
-							errs <- fmt.Errorf("stream %s: %v, final %q, %d of %d bytes", mid, err, final.Type, text.Len(), len(want))
+							errs <- fmt.Errorf("stream %s: %v, final %q (%.300s), %d of %d bytes", mid, err, final.Type, final.Data, text.Len(), len(want))
 							return
 						}
 						mu.Lock()
@@ -288,14 +288,24 @@ func BenchmarkSimultaneousStreams(b *testing.B) {
 				<-sampled
 				close(errs)
 				for err := range errs {
-					b.Fatal(err)
+					b.Errorf("%v", err)
+				}
+				if b.Failed() {
+					b.Fatalf("aula's log, answers that failed:\n%s", grepLines(p.log.String(), "level=WARN", "level=ERROR"))
 				}
 			}
 			b.StopTimer()
 			var stored int64
 			db.Raw(`SELECT count(*) FROM messages WHERE role = 'assistant' AND status = 'complete' AND content = ?`, want).Scan(&stored)
 			if int(stored) != completed || completed%n != 0 {
-				b.Fatalf("%d answers streamed whole, %d stored complete", completed, stored)
+				var odd []struct {
+					ID, Status, ErrorCode string
+					Len                   int
+				}
+				db.Raw(`SELECT id, status, error_code, length(content) AS len FROM messages
+					WHERE role = 'assistant' AND NOT (status = 'complete' AND content = ?)`, want).Scan(&odd)
+				b.Fatalf("%d answers streamed whole, %d stored complete; the others: %+v\n%s", completed, stored, odd,
+					grepLines(p.log.String(), "level=WARN", "level=ERROR"))
 			}
 			if _, peak, err := p.rss(); err == nil && peak > peakRSS.Load() {
 				peakRSS.Store(peak)
@@ -325,4 +335,18 @@ func heapInUse(base string) int64 {
 		}
 	}
 	return 0
+}
+
+// grepLines keeps the lines of s that contain any of subs.
+func grepLines(s string, subs ...string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		for _, sub := range subs {
+			if strings.Contains(line, sub) {
+				out = append(out, line)
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }

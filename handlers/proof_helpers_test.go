@@ -35,6 +35,7 @@ type student struct {
 	base string
 	http *http.Client
 	csrf string
+	web  *webtest.Client // the same session, for the test's own goroutine
 }
 
 // sharedTransport keeps connections to aula open for many simultaneous students.
@@ -58,7 +59,7 @@ func signInStudent(tb testing.TB, base, email, password string, tr http.RoundTri
 	if tok == "" {
 		tb.Fatal("no CSRF token on /chat")
 	}
-	return &student{base: base, http: c.HTTP, csrf: tok}
+	return &student{base: base, http: c.HTTP, csrf: tok, web: c}
 }
 
 // do sends a request as the student, HTMX-style when hx is set; the body is read whole.

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"time"
 
 	"aula/handlers"
@@ -52,41 +50,19 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Addr:              cfg.Addr,
-		Handler:           app.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		// Slow uploads are cut off; streams (long responses) are not bounded here.
-		ReadTimeout: 60 * time.Second,
-		IdleTimeout: 120 * time.Second,
-		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := handlers.NewHTTPServer(cfg.Addr, app.Handler(), log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (set AULA_ADDR to another address)", cfg.Addr, err)
 	}
 	go sweepSessions(ctx, app, log)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
 	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider,
 		"instance", svc.InstanceID(), "lease_ttl", cfg.LeaseTTL)
-	select {
-	case err := <-errc:
+	// Answers in flight get the drain time to finish; whatever is left is
+	// stored as interrupted.
+	if err := handlers.Serve(ctx, srv, ln, svc, cfg.DrainTimeout, log); err != nil {
 		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
 	}
-	log.Info("shutting down: finishing the answers in flight", "drain", cfg.DrainTimeout)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
-	defer cancel()
-	// Answers in flight get the drain time to finish (their streams then
-	// end by themselves); whatever is left is stored as interrupted.
-	go func() {
-		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			log.Warn("shutdown", "error", err)
-		}
-	}()
-	svc.Drain(shutdownCtx)
-	_ = srv.Close()
 	log.Info("stopped")
 	return nil
 }

@@ -1,0 +1,415 @@
+package handlers_test
+
+// Faults: the provider hangs or drops, the browser goes away, PostgreSQL
+// restarts, the process gets SIGTERM — all mid-answer. Each test checks
+// what the student sees and what the database holds afterwards.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"aula/handlers"
+	"aula/internal/fakellm"
+	"aula/internal/pgtest"
+	"aula/models"
+	"aula/tutor"
+)
+
+// upstream is a provider endpoint whose behaviour the test switches
+// between questions (aula's credentials point at it for the whole test).
+type upstream struct {
+	URL string
+	mu  sync.Mutex
+	h   http.Handler
+}
+
+func newUpstream(t testing.TB) *upstream {
+	t.Helper()
+	u := &upstream{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u.mu.Lock()
+		h := u.h
+		u.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	u.URL = srv.URL
+	return u
+}
+
+func (u *upstream) use(h http.Handler) { u.mu.Lock(); u.h = h; u.mu.Unlock() }
+
+// proxyTo forwards to a fake provider, flushing every frame at once.
+func proxyTo(fake *fakellm.Server) http.Handler {
+	target, _ := url.Parse(fake.URL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	return rp
+}
+
+// dropMidAnswer speaks OpenAI's stream for tokens, then closes the TCP
+// connection without the end of the stream: a provider that dies mid-answer.
+func dropMidAnswer(tokens ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for _, tok := range tokens {
+			frame, _ := json.Marshal(map[string]any{"id": "chatcmpl-drop", "object": "chat.completion.chunk", "created": 1700000000,
+				"model": "gpt-4o-mini", "choices": []any{map[string]any{"index": 0, "delta": map[string]any{"content": tok}, "finish_reason": nil}}})
+			fmt.Fprintf(w, "data: %s\n\n", frame)
+		}
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		if conn, _, err := rc.Hijack(); err == nil {
+			conn.Close()
+		}
+	})
+}
+
+// questionsUsed is the user's stored question count this month.
+func questionsUsed(t testing.TB, s *server, userID string) int64 {
+	t.Helper()
+	return count(t, s, `SELECT coalesce(sum(questions), 0) FROM plan_usage WHERE user_id = ?`, userID)
+}
+
+// The provider fails mid-question — it hangs before its first token or
+// drops the connection after a few — and the student sees the error with
+// Retry, the answer is stored failed with nothing half-written, the
+// question is refunded; Retry against a provider that works answers in place.
+func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
+	cases := []struct {
+		name     string
+		failing  func(t *testing.T) http.Handler
+		code     string // the stored error code, "" for any
+		chunksUp bool   // the student saw text before the failure
+	}{
+		{"hangs before the first token", func(t *testing.T) http.Handler {
+			return proxyTo(fakellm.Start(t, fakellm.OpenAI, fakellm.Options{HangBeforeFirst: true}))
+		}, tutor.CodeFirstTokenTimeout, false},
+		{"drops the connection mid-answer", func(t *testing.T) http.Handler {
+			return dropMidAnswer("A VLAN", " is a", " virtual")
+		}, "", true},
+		{"sends a broken stream", func(t *testing.T) http.Handler {
+			return proxyTo(fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Malformed: true}))
+		}, tutor.CodeMalformedStream, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			good := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Tokens: []string{"A VLAN", " splits", " one switch."}})
+			up := newUpstream(t)
+			up.use(tc.failing(t))
+			s := newServer(t, viaOpenAI(up.URL), func(c *tutor.Config) { c.FirstTokenTimeout = 300 * time.Millisecond })
+			u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+			st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
+			cid := newThread(t, st.web)
+			ctx := context.Background()
+
+			mid, status, err := st.ask(ctx, cid, "What is a VLAN?")
+			if err != nil || status != http.StatusOK {
+				t.Fatalf("ask: %d %v", status, err)
+			}
+			var seen strings.Builder
+			final, err := st.stream(ctx, mid, func(ev handlers.SSEEvent, _ time.Time) bool {
+				if ev.Type == "chunk" {
+					seen.WriteString(html.UnescapeString(ev.Data))
+				}
+				return true
+			})
+			if err != nil || final.Type != "error" {
+				t.Fatalf("stream ended with %q (%v), want error", final.Type, err)
+			}
+			if !strings.Contains(final.Data, `data-status="failed"`) || !strings.Contains(final.Data, "/messages/"+mid+"/retry") {
+				t.Errorf("error event lacks the failed bubble with Retry: %.400s", final.Data)
+			}
+			if tc.chunksUp != (seen.Len() > 0) {
+				t.Errorf("text seen before the failure: %q", seen.String())
+			}
+			m := message(t, s, mid)
+			if m.Status != models.StatusFailed || m.Content != "" || (tc.code != "" && m.ErrorCode != tc.code) {
+				t.Fatalf("stored %s %q content %q, want failed %q with no text", m.Status, m.ErrorCode, m.Content, tc.code)
+			}
+			if n := questionsUsed(t, s, u.ID); n != 0 {
+				t.Errorf("%d questions counted after a failed answer, want 0 (refunded)", n)
+			}
+			page := st.web.Get("/chat/" + cid)
+			if got := page.Doc.Find("#usage").AttrOr("data-used", ""); got != "0" {
+				t.Errorf("usage bar shows %q used, want 0", got)
+			}
+			if got := page.Doc.Find("#m-"+mid).AttrOr("data-status", ""); got != models.StatusFailed {
+				t.Errorf("the thread shows the answer as %q", got)
+			}
+
+			up.use(proxyTo(good))
+			status, body, err := st.do(ctx, http.MethodPost, "/messages/"+mid+"/retry", url.Values{}, true)
+			if err != nil || status != http.StatusOK || !strings.Contains(body, `id="m-`+mid+`"`) {
+				t.Fatalf("retry: %d %v %.300s", status, err, body)
+			}
+			final, err = st.stream(ctx, mid, nil)
+			if err != nil || final.Type != "done" || !strings.Contains(final.Data, "A VLAN splits one switch.") {
+				t.Fatalf("retried stream ended %q %v: %.300s", final.Type, err, final.Data)
+			}
+			if m := message(t, s, mid); m.Status != models.StatusComplete || m.Content != good.Answer() {
+				t.Fatalf("after retry stored %s %q", m.Status, m.Content)
+			}
+			if n := questionsUsed(t, s, u.ID); n != 1 {
+				t.Errorf("%d questions counted after the retry answered, want 1", n)
+			}
+		})
+	}
+}
+
+// The browser goes away mid-answer (the real OpenAI wire, held after its
+// first token): the answer still completes and is stored; reconnecting
+// with the last event id gives exactly the rest, and a later visit replays
+// it whole. (handlers/stream_test.go covers offsets and resume in depth.)
+func TestFaultBrowserDisconnectsMidAnswer(t *testing.T) {
+	hold := make(chan struct{})
+	fake := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Tokens: []string{"Frames", " carry", " a VLAN", " tag."}, Hold: hold})
+	s := newServer(t, viaOpenAI(fake.URL))
+	s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
+	cid := newThread(t, st.web)
+	mid, status, err := st.ask(context.Background(), cid, "How are VLANs kept apart?")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("ask: %d %v", status, err)
+	}
+	ctx, leave := context.WithCancel(context.Background())
+	var first handlers.SSEEvent
+	_, _ = st.stream(ctx, mid, func(ev handlers.SSEEvent, _ time.Time) bool {
+		if ev.Type == "chunk" {
+			first = ev
+			return false // the tab closes
+		}
+		return true
+	})
+	leave()
+	if html.UnescapeString(first.Data) != "Frames" || first.ID != "6" {
+		t.Fatalf("first chunk %+v", first)
+	}
+	close(hold)
+
+	rest := openSSE(t, st.web, mid, first.ID, "")
+	text, end := rest.rest(t)
+	if "Frames"+text != fake.Answer() || end.name != "done" {
+		t.Fatalf("reconnected after %q: got %q then %q, want the rest of %q", first.Data, text, end.name, fake.Answer())
+	}
+	if m := message(t, s, mid); m.Status != models.StatusComplete || m.Content != fake.Answer() {
+		t.Fatalf("stored %s %q", m.Status, m.Content)
+	}
+	replay := openSSE(t, st.web, mid, "", "")
+	if text, end := replay.rest(t); text != fake.Answer() || end.name != "done" {
+		t.Fatalf("a later visit replays %q then %q", text, end.name)
+	}
+}
+
+// waitSettled polls (bounded) until the message has left `streaming`.
+func waitSettled(t testing.TB, s *server, mid string, bound time.Duration) models.Message {
+	t.Helper()
+	for deadline := time.Now().Add(bound); ; time.Sleep(50 * time.Millisecond) {
+		var m models.Message
+		err := s.DB.Raw(`SELECT * FROM messages WHERE id = ?`, mid).Scan(&m).Error
+		if err == nil && m.ID != "" && m.Status != models.StatusStreaming {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("message %s still %q after %s (err %v)", mid, m.Status, bound, err)
+		}
+	}
+}
+
+// PostgreSQL restarts while an answer streams: aula does not crash, the
+// answer is stored complete once the database is back (or ends failed and
+// refunded, never stays streaming), and aula serves the next question
+// without being restarted. It restarts the shared test cluster, so it
+// never runs in parallel.
+func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
+	release := make(chan struct{})
+	tokens := []string{"Before", " the", " restart,", " and after."}
+	p := &scripted{answer: func(ctx context.Context, n int, _ tutor.Request, emit func(string) error) error {
+		if n > 0 {
+			return emitAll(emit, "Still", " here.")
+		}
+		if err := emit(tokens[0]); err != nil {
+			return err
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return emitAll(emit, tokens[1:]...)
+	}}
+	s := newServer(t, withProvider(p), func(c *tutor.Config) { c.LeaseTTL = time.Second })
+	u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+	st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
+	cid := newThread(t, st.web)
+	ctx := context.Background()
+	mid, status, err := st.ask(ctx, cid, "Explain the restart")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("ask: %d %v", status, err)
+	}
+	conn := openSSE(t, st.web, mid, "", "")
+	if ev := conn.must(t, "chunk"); html.UnescapeString(ev.data) != "Before" {
+		t.Fatalf("first chunk %q", ev.data)
+	}
+
+	cluster := pgtest.Cluster()
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted { // a failed restart may leave it stopped
+			_ = cluster.Resume(context.Background())
+		}
+	})
+	if err := cluster.Restart(ctx); err != nil {
+		t.Fatalf("restart the test cluster: %v", err)
+	}
+	restarted = true
+	close(release)
+
+	text, end := conn.rest(t)
+	m := waitSettled(t, s, mid, 30*time.Second)
+	switch m.Status {
+	case models.StatusComplete:
+		if m.Content != strings.Join(tokens, "") || end.name != "done" || "Before"+text != m.Content {
+			t.Errorf("stored %q, streamed %q then %q", m.Content, "Before"+text, end.name)
+		}
+	case models.StatusFailed:
+		if m.Content != "" || questionsUsed(t, s, u.ID) != 0 {
+			t.Errorf("failed answer kept %q or was not refunded (%d used)", m.Content, questionsUsed(t, s, u.ID))
+		}
+	default:
+		t.Errorf("answer ended %s", m.Status)
+	}
+	t.Logf("after the restart the answer ended %s %q", m.Status, m.ErrorCode)
+
+	// Serving again, same process: the thread, then a new question end to end.
+	page := st.web.Get("/chat/" + cid)
+	if page.Status != http.StatusOK || page.Doc.Find("#m-"+mid).AttrOr("data-status", "") != m.Status {
+		t.Fatalf("thread after the restart: %d, bubble %q", page.Status, page.Doc.Find("#m-"+mid).AttrOr("data-status", ""))
+	}
+	mid2, status, err := st.ask(ctx, cid, "And now?")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("ask after the restart: %d %v", status, err)
+	}
+	if final, err := st.stream(ctx, mid2, nil); err != nil || final.Type != "done" {
+		t.Fatalf("answer after the restart: %q %v", final.Type, err)
+	}
+	if m2 := message(t, s, mid2); m2.Status != models.StatusComplete || m2.Content != "Still here." {
+		t.Fatalf("answer after the restart stored %s %q", m2.Status, m2.Content)
+	}
+	if n := count(t, s, `SELECT count(*) FROM messages WHERE status = 'streaming'`); n != 0 {
+		t.Errorf("%d messages left streaming", n)
+	}
+}
+
+// SIGTERM while answers stream, on aula's real binary: with time to drain
+// the answer finishes (the student's stream gets done) and the process
+// exits cleanly; when the drain timeout passes first the answer is stored
+// failed as interrupted and refunded. Either way no message stays
+// streaming. (A SIGKILL's answers are recovered by the next process:
+// internal/multitest covers it.)
+func TestFaultSIGTERMMidAnswer(t *testing.T) {
+	cases := []struct {
+		name   string
+		drain  string
+		tokens int
+		hold   bool
+		want   string // stored status
+	}{
+		{"drain lets the answer finish", "60s", 20, false, models.StatusComplete},
+		{"drain timeout interrupts it", "200ms", 5, true, models.StatusFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := fakellm.Options{Tokens: benchTokens(tc.tokens), TokensPerSecond: 20}
+			if tc.hold {
+				hold := make(chan struct{}) // never released: the answer cannot finish in time
+				opts.Hold = hold
+			}
+			fake := fakellm.Start(t, fakellm.OpenAI, opts)
+			db := pgtest.New(t)
+			ctx := context.Background()
+			if _, err := models.NewUsers(db.DB).Create(ctx, models.NewUser{Email: "ana@example.com", Name: "Ana",
+				Password: "a-long-password-1", Plan: models.PlanFree}); err != nil {
+				t.Fatal(err)
+			}
+			p := startAula(t, db.URL, "AULA_LLM_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+fake.URL,
+				"AULA_DRAIN_TIMEOUT="+tc.drain)
+			st := signInStudent(t, p.URL, "ana@example.com", "a-long-password-1", nil)
+			cid := newThread(t, st.web)
+			mid, status, err := st.ask(ctx, cid, "Explain VLAN tags")
+			if err != nil || status != http.StatusOK {
+				t.Fatalf("ask: %d %v", status, err)
+			}
+			type result struct {
+				final handlers.SSEEvent
+				text  string
+				err   error
+			}
+			firstChunk := make(chan struct{})
+			streamed := make(chan result, 1)
+			go func() {
+				var text strings.Builder
+				once := sync.Once{}
+				final, err := st.stream(ctx, mid, func(ev handlers.SSEEvent, _ time.Time) bool {
+					if ev.Type == "chunk" {
+						text.WriteString(html.UnescapeString(ev.Data))
+						once.Do(func() { close(firstChunk) })
+					}
+					return true
+				})
+				streamed <- result{final, text.String(), err}
+			}()
+			select {
+			case <-firstChunk:
+			case r := <-streamed:
+				t.Fatalf("stream ended before its first chunk: %+v", r)
+			}
+			p.signal(t, syscall.SIGTERM)
+			if err := p.wait(t, 90*time.Second); err != nil {
+				t.Errorf("aula exited with %v after SIGTERM:\n%s", err, p.log.String())
+			}
+			r := <-streamed
+
+			var m models.Message
+			if err := db.Raw(`SELECT * FROM messages WHERE id = ?`, mid).Scan(&m).Error; err != nil {
+				t.Fatal(err)
+			}
+			var left, used int64
+			db.Raw(`SELECT count(*) FROM messages WHERE status = 'streaming'`).Scan(&left)
+			db.Raw(`SELECT coalesce(sum(questions), 0) FROM plan_usage`).Scan(&used)
+			if left != 0 {
+				t.Errorf("%d messages left streaming after the process stopped", left)
+			}
+			switch tc.want {
+			case models.StatusComplete:
+				if m.Status != models.StatusComplete || m.Content != fake.Answer() || used != 1 {
+					t.Errorf("stored %s %q (%d used), want the whole answer", m.Status, m.Content, used)
+				}
+				if r.final.Type != "done" || r.text != fake.Answer() {
+					t.Errorf("the student's stream got %q then %q (%v), want the whole answer then done", r.text, r.final.Type, r.err)
+				}
+			case models.StatusFailed:
+				if m.Status != models.StatusFailed || m.ErrorCode != tutor.CodeInterrupted || m.Content != "" || used != 0 {
+					t.Errorf("stored %s %q %q (%d used), want failed interrupted, refunded", m.Status, m.ErrorCode, m.Content, used)
+				}
+			}
+			if !strings.Contains(p.log.String(), "shutting down") {
+				t.Errorf("no drain in the log:\n%s", p.log.String())
+			}
+		})
+	}
+}
