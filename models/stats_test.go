@@ -334,7 +334,7 @@ func TestAdminLatencyAgainstHandComputedFixture(t *testing.T) {
 	}
 	answer("offline", "offline-tutor", "failed", nil, nil, now.Add(-30*time.Minute), "timeout")
 	answer("openai", "gpt-4o-mini", "complete", 50, 500, now.Add(-time.Minute), "")
-	answer("offline", "offline-tutor", "complete", 9000, 90000, now.Add(-8*24*time.Hour), "")        // older than 7 days
+	answer("offline", "offline-tutor", "complete", 9000, 90000, now.Add(-8*24*time.Hour), "")          // older than 7 days
 	answer("offline", "offline-tutor", "failed", nil, nil, now.Add(-8*24*time.Hour), "upstream_error") // old failure
 	answer("", "", "streaming", nil, nil, now.Add(-time.Second), "")                                   // not finished
 
