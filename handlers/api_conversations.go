@@ -167,7 +167,7 @@ func (a *App) apiGetConversation(c echo.Context) error {
 
 // apiDeleteConversation deletes one of the user's threads.
 func (a *App) apiDeleteConversation(c echo.Context) error {
-	if err := a.Conversations.Delete(c.Request().Context(), apiUser(c).ID, c.Param("id")); err != nil {
+	if err := a.Tutor.DeleteConversation(c.Request().Context(), apiUser(c).ID, c.Param("id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -166,9 +166,9 @@ func (a *App) deleteConfirm(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.DeleteConfirm(conv.ID, conv.Title), nil)
 }
 
-// deleteConversation removes the user's thread and opens the next most recent one.
+// deleteConversation removes the user's thread (stopping its answers in flight) and opens the next most recent one.
 func (a *App) deleteConversation(c echo.Context) error {
-	if err := a.Conversations.Delete(c.Request().Context(), chrome(c).User.ID, c.Param("cid")); err != nil {
+	if err := a.Tutor.DeleteConversation(c.Request().Context(), chrome(c).User.ID, c.Param("cid")); err != nil {
 		return err
 	}
 	return redirect(c, "/chat")
