@@ -312,7 +312,7 @@ func (a *App) apiMyHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	items, total, err := a.apiStats.HistoryByPage(c.Request().Context(), apiUser(c).ID, page, limit)
+	items, total, err := a.Stats.HistoryByPage(c.Request().Context(), apiUser(c).ID, page, limit)
 	if err != nil {
 		return err
 	}
@@ -326,11 +326,11 @@ func (a *App) apiMyHistory(c echo.Context) error {
 func (a *App) apiMyUsage(c echo.Context) error {
 	ctx := c.Request().Context()
 	uid := apiUser(c).ID
-	st, err := a.apiStats.Student(ctx, uid, time.Now())
+	st, err := a.Stats.Student(ctx, uid, time.Now())
 	if err != nil {
 		return err
 	}
-	total, err := a.apiStats.TotalQuestions(ctx, uid)
+	total, err := a.Stats.TotalQuestions(ctx, uid)
 	if err != nil {
 		return err
 	}

@@ -47,8 +47,6 @@ type App struct {
 
 	// Tokens are the personal API tokens of the JSON API and MCP.
 	Tokens *models.Tokens
-	// apiStats answers the API's history and usage reads.
-	apiStats *models.Stats
 	// tokenFlash seals a new token in the cookie that shows it once.
 	tokenFlash *securecookie.SecureCookie
 
@@ -78,7 +76,6 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger) *
 		AssetVersion:  static.Version(static.FS),
 		SlowAfter:     8 * time.Second,
 		Tokens:        models.NewTokens(db),
-		apiStats:      models.NewStats(db),
 		tokenFlash:    newTokenFlash(sessionKey),
 	}
 }

@@ -26,9 +26,6 @@ func (a *App) handleError(err error, c echo.Context) {
 		status = ae.Status
 	case errors.As(err, &he):
 		status = he.Code
-		if status == http.StatusRequestEntityTooLarge || status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
-			break
-		}
 	case errors.Is(err, models.ErrNotFound):
 		status = http.StatusNotFound
 	case models.IsUnavailable(err):
