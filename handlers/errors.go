@@ -26,6 +26,12 @@ func (a *App) handleError(err error, c echo.Context) {
 		status = ae.Status
 	case errors.As(err, &he):
 		status = he.Code
+		// A validation message says what to fix; the other statuses have
+		// their own page text in the user's language.
+		if msg, ok := he.Message.(string); ok && (status == http.StatusBadRequest || status == http.StatusConflict ||
+			status == http.StatusUnprocessableEntity || status == http.StatusTooManyRequests) {
+			message = msg
+		}
 	case errors.Is(err, models.ErrNotFound):
 		status = http.StatusNotFound
 	case models.IsUnavailable(err):
