@@ -300,44 +300,28 @@ type Ratings struct {
 // RatingsTop is how many lessons, sections and comments the ratings page lists.
 const RatingsTop = 20
 
-// AdminRatings computes the ratings page in four statements.
+// AdminRatings computes the ratings page in four statements. The counts
+// come from the running totals a trigger keeps (migration 00008), so the
+// page costs the same however many answers were ever rated.
 func (s *Stats) AdminRatings(ctx context.Context) (*Ratings, error) {
 	db := s.db.WithContext(ctx)
 	r := &Ratings{}
-	err := db.Raw(`SELECT count(*) FILTER (WHERE rating = 'up'), count(*) FILTER (WHERE rating = 'down')
-		FROM messages WHERE rating IS NOT NULL`).Row().Scan(&r.Up, &r.Down)
+	err := db.Raw(`SELECT coalesce(sum(up), 0), coalesce(sum(down), 0) FROM lesson_rating_totals`).Row().Scan(&r.Up, &r.Down)
 	if err != nil {
 		return nil, fmt.Errorf("rating totals: %w", err)
 	}
-	err = db.Raw(`SELECT c.lesson_id, l.title,
-			count(*) FILTER (WHERE m.rating = 'up') AS up,
-			count(*) FILTER (WHERE m.rating = 'down') AS down,
-			count(*) FILTER (WHERE m.rating = 'down' AND m.rating_reason = 'lesson_unclear') AS unclear,
-			count(*) FILTER (WHERE m.rating = 'down' AND m.rating_reason = 'answer_wrong') AS wrong,
-			count(*) FILTER (WHERE m.rating = 'down' AND m.rating_reason IS DISTINCT FROM 'lesson_unclear'
-			                 AND m.rating_reason IS DISTINCT FROM 'answer_wrong') AS other
-		FROM messages m
-		JOIN conversations c ON c.id = m.conversation_id
-		JOIN lessons l ON l.id = c.lesson_id
-		WHERE m.rating IS NOT NULL
-		GROUP BY c.lesson_id, l.title
-		ORDER BY down DESC, up DESC, c.lesson_id LIMIT ?`, RatingsTop).Scan(&r.Lessons).Error
+	err = db.Raw(`SELECT t.lesson_id, l.title, t.up, t.down, t.unclear, t.wrong, t.other
+		FROM lesson_rating_totals t JOIN lessons l ON l.id = t.lesson_id
+		WHERE t.up > 0 OR t.down > 0
+		ORDER BY t.down DESC, t.up DESC, t.lesson_id LIMIT ?`, RatingsTop).Scan(&r.Lessons).Error
 	if err != nil {
 		return nil, fmt.Errorf("ratings per lesson: %w", err)
 	}
-	err = db.Raw(`SELECT cit->>'lessonId' AS lesson_id, coalesce(l.title, '') AS lesson_title,
-			cit->>'heading' AS heading, cit->>'anchor' AS anchor, count(*) AS down,
-			count(*) FILTER (WHERE m.rating_reason = 'lesson_unclear') AS unclear,
-			count(*) FILTER (WHERE m.rating_reason = 'answer_wrong') AS wrong,
-			count(*) FILTER (WHERE m.rating_reason IS DISTINCT FROM 'lesson_unclear'
-			                 AND m.rating_reason IS DISTINCT FROM 'answer_wrong') AS other
-		FROM messages m
-		CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(m.metadata->'citations') = 'array'
-			THEN m.metadata->'citations' ELSE '[]'::jsonb END) AS cit
-		LEFT JOIN lessons l ON l.id = cit->>'lessonId'
-		WHERE m.rating = 'down' AND cit->>'kind' = 'lesson'
-		GROUP BY 1, 2, 3, 4
-		ORDER BY down DESC, lesson_id, anchor LIMIT ?`, RatingsTop).Scan(&r.Sections).Error
+	err = db.Raw(`SELECT t.lesson_id, coalesce(l.title, '') AS lesson_title, t.heading, t.anchor,
+			t.down, t.unclear, t.wrong, t.other
+		FROM section_rating_totals t LEFT JOIN lessons l ON l.id = t.lesson_id
+		WHERE t.down > 0
+		ORDER BY t.down DESC, t.lesson_id, t.anchor LIMIT ?`, RatingsTop).Scan(&r.Sections).Error
 	if err != nil {
 		return nil, fmt.Errorf("ratings per section: %w", err)
 	}
