@@ -24,6 +24,10 @@ CREATE TABLE section_rating_totals (
 );
 CREATE INDEX section_rating_totals_down_idx ON section_rating_totals (down DESC);
 
+-- The newest 👎 comments of each reason, read straight from the index.
+CREATE INDEX messages_down_comments_idx ON messages (rating_reason, rated_at DESC)
+    WHERE rating = 'down' AND rating_comment <> '';
+
 -- +goose StatementBegin
 -- rating_totals_apply adds (sign 1) or removes (sign -1) one message's rating.
 CREATE FUNCTION rating_totals_apply(m messages, sign int) RETURNS void LANGUAGE plpgsql AS $$
@@ -121,4 +125,5 @@ DROP TRIGGER messages_rating_totals_update ON messages;
 DROP TRIGGER messages_rating_totals_insert ON messages;
 DROP FUNCTION rating_totals_trigger();
 DROP FUNCTION rating_totals_apply(messages, int);
+DROP INDEX messages_down_comments_idx;
 DROP TABLE section_rating_totals, lesson_rating_totals;
