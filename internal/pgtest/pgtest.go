@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,12 +32,27 @@ var (
 // Main runs the package's tests against a cluster it starts and stops.
 // Call it from TestMain: func TestMain(m *testing.M) { pgtest.Main(m) }.
 func Main(m *testing.M) {
+	// A fuzzing worker only runs the fuzz target, which needs no database:
+	// starting a cluster in each worker made `go test -fuzz` slow and,
+	// seen once, hang while the workers started.
+	if fuzzWorker() {
+		os.Exit(m.Run())
+	}
 	code, err := run(m)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pgtest:", err)
 		os.Exit(1)
 	}
 	os.Exit(code)
+}
+
+func fuzzWorker() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
 }
 
 func run(m *testing.M) (int, error) {
