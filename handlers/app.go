@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -49,9 +48,6 @@ type App struct {
 	Tokens *models.Tokens
 	// tokenFlash seals a new token in the cookie that shows it once.
 	tokenFlash *securecookie.SecureCookie
-
-	// lessonHTML caches rendered lesson bodies by content hash.
-	lessonHTML sync.Map
 }
 
 // New builds the handlers' dependencies on one database: every store, the

@@ -57,25 +57,14 @@ func (a *App) chatThread(c echo.Context) error {
 func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.AskForm, status int) error {
 	ctx := c.Request().Context()
 	u := chrome(c).User
-	after, err := parseCursor(c.QueryParam("after"))
-	if err != nil {
-		return err
-	}
-	threads, next, err := a.Conversations.List(ctx, u.ID, models.ListOptions{Limit: threadPage, After: after})
-	if err != nil {
-		return err
+	activeID := ""
+	if conv != nil {
+		activeID = conv.ID
 	}
 	v := views.ChatView{Active: conv}
-	for _, t := range threads {
-		v.Threads = append(v.Threads, threadView(t, conv))
-	}
-	if next != nil {
-		cur := encodeCursor(next)
-		v.MoreURL = "/chat?after=" + cur
-		v.More = "/chat/threads?after=" + cur
-		if conv != nil {
-			v.More += "&active=" + conv.ID
-		}
+	var err error
+	if v.Threads, v.MoreURL, v.More, err = a.threadList(c, activeID); err != nil {
+		return err
 	}
 	if conv != nil {
 		msgs, err := a.Messages.ListByConversation(ctx, u.ID, conv.ID)
@@ -104,27 +93,37 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 
 // threadsPage is the next page of the thread list, for the infinite scroll.
 func (a *App) threadsPage(c echo.Context) error {
-	ctx := c.Request().Context()
-	u := chrome(c).User
+	items, more, moreHX, err := a.threadList(c, c.QueryParam("active"))
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.ThreadItems(items, more, moreHX), nil)
+}
+
+// threadList is the page of the user's thread list after ?after=, with the
+// links to the next page: a plain one and the HTMX one (empty on the last page).
+func (a *App) threadList(c echo.Context, activeID string) (items []views.ThreadView, more, moreHX string, err error) {
 	after, err := parseCursor(c.QueryParam("after"))
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
-	threads, next, err := a.Conversations.List(ctx, u.ID, models.ListOptions{Limit: threadPage, After: after})
+	threads, next, err := a.Conversations.List(c.Request().Context(), chrome(c).User.ID,
+		models.ListOptions{Limit: threadPage, After: after})
 	if err != nil {
-		return err
+		return nil, "", "", err
 	}
-	active := &models.Conversation{ID: c.QueryParam("active")}
-	items := make([]views.ThreadView, 0, len(threads))
+	active := &models.Conversation{ID: activeID}
 	for _, t := range threads {
 		items = append(items, threadView(t, active))
 	}
-	more, moreHX := "", ""
 	if next != nil {
 		cur := encodeCursor(next)
-		more, moreHX = "/chat?after="+cur, "/chat/threads?after="+cur+"&active="+active.ID
+		more, moreHX = "/chat?after="+cur, "/chat/threads?after="+cur
+		if activeID != "" {
+			moreHX += "&active=" + activeID
+		}
 	}
-	return a.render(c, http.StatusOK, views.ThreadItems(items, more, moreHX), nil)
+	return items, more, moreHX, nil
 }
 
 // createConversation starts a thread (reusing an empty one of the same kind)

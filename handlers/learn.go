@@ -44,17 +44,7 @@ func (a *App) renderLesson(c echo.Context, pathSlug, lessonID string, conv *mode
 	if err != nil {
 		return err
 	}
-	v := views.LessonView{Page: page, Body: a.lessonBody(page.Lesson.ContentHash, page.Lesson.ContentMD),
+	v := views.LessonView{Page: page, Body: markdown.Render(page.Lesson.ContentMD),
 		Minutes: max(1, len(strings.Fields(page.Lesson.ContentMD))/200), Panel: views.TutorPanel(*panel)}
 	return a.render(c, status, views.LessonPage(v), nil)
-}
-
-// lessonBody renders a lesson's Markdown once per content version.
-func (a *App) lessonBody(hash, md string) string {
-	if html, ok := a.lessonHTML.Load(hash); ok {
-		return html.(string)
-	}
-	html := markdown.Render(md)
-	a.lessonHTML.Store(hash, html)
-	return html
 }

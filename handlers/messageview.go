@@ -43,7 +43,7 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	out := make([]views.MessageView, 0, len(msgs))
 	for _, m := range msgs {
 		v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content,
-			ErrorCode: m.ErrorCode, RatingComment: m.RatingComment, Provider: m.Provider, Model: m.Model}
+			ErrorCode: m.ErrorCode, RatingComment: m.RatingComment, Provider: m.Provider, Model: m.Model, InPanel: inPanel}
 		if m.Rating != nil {
 			v.Rating = *m.Rating
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -193,7 +194,7 @@ func (a *App) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			if c.Path() == "/*" { // the group's catch-all: an unknown route is a 404, not a sign-in
 				return echo.ErrNotFound
 			}
-			return redirect(c, "/login?next="+urlQueryEscape(c.Request().URL.RequestURI()))
+			return redirect(c, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
 		}
 		return next(c)
 	}

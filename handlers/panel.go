@@ -56,9 +56,6 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		if p.Messages, err = a.messageViews(ctx, u.ID, conv, msgs, true); err != nil {
 			return nil, err
 		}
-		for i := range p.Messages {
-			p.Messages[i].InPanel = true
-		}
 		form.Action, form.Target, form.Swap = "/chat/"+conv.ID+"/messages", "#messages", "beforeend"
 		form.Hidden = map[string]string{"next": lessonURL}
 	} else {

@@ -3,7 +3,6 @@ package handlers
 import (
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -38,5 +37,3 @@ func (a *App) highlightCSS(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
 	return c.Blob(http.StatusOK, "text/css; charset=utf-8", []byte(markdown.HighlightCSS()))
 }
-
-func urlQueryEscape(s string) string { return url.QueryEscape(s) }

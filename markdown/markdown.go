@@ -95,25 +95,35 @@ func newPolicy() *bluemonday.Policy {
 // Output is cached by content, since a lesson page renders the same Markdown
 // on every view and highlighting dominates the cost.
 func Render(src string) string {
-	key := sha256.Sum256([]byte(src))
-	if out, ok := renderCache.get(key); ok {
-		return out
-	}
-	out := convert(lessonMD, src)
-	renderCache.put(key, out)
-	return out
+	return renderCache.render(lessonMD, src)
 }
 
-// renderCacheSize bounds the cache to roughly the lessons in active use.
+// The caches are bounded: lessons in active use, and the answers of the
+// threads students are reading (a chat page shows every answer of a thread).
 const renderCacheSize = 256
 
-var renderCache = &htmlCache{m: make(map[[32]byte]string)}
+var (
+	renderCache = &htmlCache{size: renderCacheSize, m: make(map[[32]byte]string)}
+	answerCache = &htmlCache{size: 4096, m: make(map[[32]byte]string)}
+)
 
 // htmlCache evicts an arbitrary entry when full: lessons are few and
 // uniformly hot, so LRU bookkeeping would buy little.
 type htmlCache struct {
-	mu sync.Mutex
-	m  map[[32]byte]string
+	size int
+	mu   sync.Mutex
+	m    map[[32]byte]string
+}
+
+// render converts src with md, once per distinct content.
+func (c *htmlCache) render(md goldmark.Markdown, src string) string {
+	key := sha256.Sum256([]byte(src))
+	if out, ok := c.get(key); ok {
+		return out
+	}
+	out := convert(md, src)
+	c.put(key, out)
+	return out
 }
 
 func (c *htmlCache) get(k [32]byte) (string, bool) {
@@ -126,7 +136,7 @@ func (c *htmlCache) get(k [32]byte) (string, bool) {
 func (c *htmlCache) put(k [32]byte, v string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= renderCacheSize {
+	if len(c.m) >= c.size {
 		for old := range c.m {
 			delete(c.m, old)
 			break
@@ -137,8 +147,9 @@ func (c *htmlCache) put(k [32]byte, v string) {
 
 // RenderAnswer converts tutor-answer Markdown to sanitized HTML like Render
 // but without heading ids, for pages that show many answers at once.
+// Output is cached by content: a thread's answers are drawn on every visit.
 func RenderAnswer(src string) string {
-	return convert(answerMD, src)
+	return answerCache.render(answerMD, src)
 }
 
 // RenderInline renders a one-paragraph snippet (a title, a suggestion)
