@@ -16,7 +16,7 @@ import (
 	"aula/tutor"
 )
 
-// config is aula's configuration, read from the environment (DESIGN.md, "Configuration").
+// config is aula's configuration, read from the environment (README, "Configuration").
 type config struct {
 	DatabaseURL       string
 	Addr              string
@@ -42,82 +42,114 @@ var providers = []string{tutor.ProviderOffline, tutor.ProviderOpenAI, tutor.Prov
 
 // loadConfig reads and validates the environment; every problem is named in one error.
 func loadConfig() (*config, error) {
-	env := func(k, def string) string {
-		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
-			return v
-		}
-		return def
-	}
-	var problems []string
-	duration := func(k string, def time.Duration) time.Duration {
-		v := env(k, "")
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			problems = append(problems, fmt.Sprintf("%s=%q is not a positive duration such as 30s or 2m", k, v))
-			return def
-		}
-		return d
-	}
+	e := &envReader{}
 	c := &config{
-		DatabaseURL:   env("DATABASE_URL", ""),
-		Addr:          env("AULA_ADDR", "127.0.0.1:8080"),
-		DataDir:       env("AULA_DATA_DIR", ".data"),
-		SessionSecret: env("AULA_SESSION_SECRET", ""),
-		LLMProvider:   strings.ToLower(env("AULA_LLM_PROVIDER", tutor.ProviderOffline)),
-		LLMModel:      env("AULA_LLM_MODEL", ""),
-		LogFormat:     env("AULA_LOG_FORMAT", "text"),
+		DatabaseURL:   e.str("DATABASE_URL", ""),
+		Addr:          e.str("AULA_ADDR", "127.0.0.1:8080"),
+		DataDir:       e.str("AULA_DATA_DIR", ".data"),
+		SessionSecret: e.str("AULA_SESSION_SECRET", ""),
+		LLMProvider:   strings.ToLower(e.str("AULA_LLM_PROVIDER", tutor.ProviderOffline)),
+		LLMModel:      e.str("AULA_LLM_MODEL", ""),
+		LogFormat:     e.str("AULA_LOG_FORMAT", "text"),
 		Credentials: tutor.Credentials{
-			OpenAIKey:        env("OPENAI_API_KEY", ""),
-			OpenAIBaseURL:    env("OPENAI_BASE_URL", ""),
-			AnthropicKey:     env("ANTHROPIC_API_KEY", ""),
-			AnthropicBaseURL: env("ANTHROPIC_BASE_URL", ""),
-			GoogleKey:        env("GOOGLE_API_KEY", ""),
-			OllamaHost:       env("OLLAMA_HOST", ""),
+			OpenAIKey:           e.str("OPENAI_API_KEY", ""),
+			OpenAIBaseURL:       e.str("OPENAI_BASE_URL", ""),
+			AnthropicKey:        e.str("ANTHROPIC_API_KEY", ""),
+			AnthropicBaseURL:    e.str("ANTHROPIC_BASE_URL", ""),
+			GoogleKey:           e.str("GOOGLE_API_KEY", ""),
+			OllamaHost:          e.str("OLLAMA_HOST", ""),
+			OfflineTokenDelayMs: e.intIn("AULA_OFFLINE_TOKEN_DELAY_MS", 15, 0, 5000, "a number of milliseconds"),
 		},
-		FirstTokenTimeout: duration("AULA_FIRST_TOKEN_TIMEOUT", 30*time.Second),
-		AnswerTimeout:     duration("AULA_ANSWER_TIMEOUT", 3*time.Minute),
-		DrainTimeout:      duration("AULA_DRAIN_TIMEOUT", 20*time.Second),
-		LeaseTTL:          duration("AULA_LEASE_TTL", tutor.DefaultLeaseTTL),
-		InstanceID:        env("AULA_INSTANCE_ID", ""),
+		FirstTokenTimeout: e.duration("AULA_FIRST_TOKEN_TIMEOUT", 30*time.Second),
+		AnswerTimeout:     e.duration("AULA_ANSWER_TIMEOUT", 3*time.Minute),
+		DrainTimeout:      e.duration("AULA_DRAIN_TIMEOUT", 20*time.Second),
+		LeaseTTL:          e.duration("AULA_LEASE_TTL", tutor.DefaultLeaseTTL),
+		InstanceID:        e.str("AULA_INSTANCE_ID", ""),
+		SecureCookies:     e.boolean("AULA_SECURE_COOKIES"),
 	}
-	if v := env("AULA_OFFLINE_TOKEN_DELAY_MS", "15"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > 5000 {
-			problems = append(problems, fmt.Sprintf("AULA_OFFLINE_TOKEN_DELAY_MS=%q must be a number of milliseconds from 0 to 5000", v))
-		}
-		c.Credentials.OfflineTokenDelayMs = n
-	}
-	switch v := env("AULA_SECURE_COOKIES", ""); v {
-	case "", "0", "false":
-	case "1", "true":
-		c.SecureCookies = true
-	default:
-		problems = append(problems, fmt.Sprintf("AULA_SECURE_COOKIES=%q must be true or false", v))
-	}
-	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
-		problems = append(problems, fmt.Sprintf("AULA_ADDR=%q is not host:port (for example 127.0.0.1:8080)", c.Addr))
-	}
-	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
-		problems = append(problems, "DATABASE_URL must be a postgres:// URL (or empty, to let aula run its own PostgreSQL under .data/postgres)")
-	}
-	if !slices.Contains(providers, c.LLMProvider) {
-		problems = append(problems, fmt.Sprintf("AULA_LLM_PROVIDER=%q is not one of %s", c.LLMProvider, strings.Join(providers, ", ")))
-	} else if err := tutor.CheckCredentials(c.LLMProvider, c.Credentials); err != nil {
-		problems = append(problems, fmt.Sprintf("AULA_LLM_PROVIDER=%s: %v", c.LLMProvider, err))
-	}
-	if c.SessionSecret != "" && len(c.SessionSecret) < 32 {
-		problems = append(problems, "AULA_SESSION_SECRET must have at least 32 characters (or be empty, to generate one into .data/)")
-	}
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		problems = append(problems, fmt.Sprintf("AULA_LOG_FORMAT=%q must be text or json", c.LogFormat))
-	}
-	if len(problems) > 0 {
-		return nil, errors.New("invalid configuration:\n  - " + strings.Join(problems, "\n  - "))
+	c.validate(e)
+	if len(e.problems) > 0 {
+		return nil, errors.New("invalid configuration:\n  - " + strings.Join(e.problems, "\n  - "))
 	}
 	return c, nil
+}
+
+// validate adds to e's problems what is wrong across the values read.
+func (c *config) validate(e *envReader) {
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		e.problem("AULA_ADDR=%q is not host:port (for example 127.0.0.1:8080)", c.Addr)
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		e.problem("DATABASE_URL must be a postgres:// URL (or empty, to let aula run its own PostgreSQL under .data/postgres)")
+	}
+	if !slices.Contains(providers, c.LLMProvider) {
+		e.problem("AULA_LLM_PROVIDER=%q is not one of %s", c.LLMProvider, strings.Join(providers, ", "))
+	} else if err := tutor.CheckCredentials(c.LLMProvider, c.Credentials); err != nil {
+		e.problem("AULA_LLM_PROVIDER=%s: %v", c.LLMProvider, err)
+	}
+	if c.SessionSecret != "" && len(c.SessionSecret) < 32 {
+		e.problem("AULA_SESSION_SECRET must have at least 32 characters (or be empty, to generate one into .data/)")
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		e.problem("AULA_LOG_FORMAT=%q must be text or json", c.LogFormat)
+	}
+}
+
+// envReader reads environment variables and collects every problem, so one
+// start names all of them instead of the first.
+type envReader struct{ problems []string }
+
+func (e *envReader) problem(format string, args ...any) {
+	e.problems = append(e.problems, fmt.Sprintf(format, args...))
+}
+
+// str returns the trimmed variable k, or def when it is unset or blank.
+func (e *envReader) str(k, def string) string {
+	if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+		return v
+	}
+	return def
+}
+
+// duration reads a positive Go duration such as 30s.
+func (e *envReader) duration(k string, def time.Duration) time.Duration {
+	v := e.str(k, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		e.problem("%s=%q is not a positive duration such as 30s or 2m", k, v)
+		return def
+	}
+	return d
+}
+
+// intIn reads a whole number from lo to hi; what names the unit in the message.
+func (e *envReader) intIn(k string, def, lo, hi int, what string) int {
+	v := e.str(k, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		e.problem("%s=%q must be %s from %d to %d", k, v, what, lo, hi)
+		return def
+	}
+	return n
+}
+
+// boolean reads true/false (or 1/0); unset is false.
+func (e *envReader) boolean(k string) bool {
+	switch v := e.str(k, ""); v {
+	case "", "0", "false":
+		return false
+	case "1", "true":
+		return true
+	default:
+		e.problem("%s=%q must be true or false", k, v)
+		return false
+	}
 }
 
 // sessionSecret returns AULA_SESSION_SECRET, or a key generated once into the data folder.
