@@ -29,7 +29,7 @@ func (s *Stats) HistoryByPage(ctx context.Context, userID string, page, limit in
 		return nil, 0, nil
 	}
 	var rows []HistoryEntry
-	err := s.db.WithContext(ctx).Raw(`SELECT c.id AS conversation_id, c.title, c.mode, c.lesson_id, l.title AS lesson_title,
+	err := conn(ctx, s.db).Raw(`SELECT c.id AS conversation_id, c.title, c.mode, c.lesson_id, l.title AS lesson_title,
 			c.module_id, m.title AS module_name, c.created_at, c.last_activity_at,
 			(SELECT count(*) FROM messages q WHERE q.conversation_id = c.id AND q.user_id = c.user_id AND q.role = 'user') AS questions,
 			count(*) OVER () AS total
@@ -47,7 +47,7 @@ func (s *Stats) HistoryByPage(ctx context.Context, userID string, page, limit in
 		total = rows[0].Total
 	} else if page > 1 {
 		// Past the last page the window has no row to carry the count.
-		if err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM conversations
+		if err := conn(ctx, s.db).Raw(`SELECT count(*) FROM conversations
 			WHERE user_id = ? AND deleted_at IS NULL AND next_seq > 0`, userID).Row().Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("history count: %w", err)
 		}
@@ -62,7 +62,7 @@ func (s *Stats) TotalQuestions(ctx context.Context, userID string) (int, error) 
 		return 0, nil
 	}
 	var n int
-	err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM messages m WHERE m.user_id = ? AND m.role = 'user'
+	err := conn(ctx, s.db).Raw(`SELECT count(*) FROM messages m WHERE m.user_id = ? AND m.role = 'user'
 		AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.conversation_id = m.conversation_id
 		                AND a.seq = m.seq + 1 AND a.status = 'failed')`, userID).Row().Scan(&n)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Stats) TotalQuestions(ctx context.Context, userID string) (int, error) 
 // Module returns a module by id.
 func (s *Content) Module(ctx context.Context, id int64) (*Module, error) {
 	var m Module
-	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+	if err := conn(ctx, s.db).Where("id = ?", id).Take(&m).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &m, nil

@@ -41,7 +41,7 @@ func (s *Attachments) ForMessages(ctx context.Context, userID string, messageIDs
 		return out, nil
 	}
 	var rows []AttachmentMeta
-	err := s.db.WithContext(ctx).Raw(`SELECT id, message_id, filename, mime, size FROM attachments
+	err := conn(ctx, s.db).Raw(`SELECT id, message_id, filename, mime, size FROM attachments
 		WHERE user_id = ? AND message_id IN ? ORDER BY created_at`, userID, messageIDs).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("list attachments: %w", err)
@@ -60,7 +60,7 @@ func (s *Attachments) Get(ctx context.Context, userID, id string) (*Attachment, 
 		return nil, ErrNotFound
 	}
 	var a Attachment
-	if err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).
+	if err := conn(ctx, s.db).Where("id = ? AND user_id = ?", id, userID).
 		Where(`EXISTS (SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id
 			WHERE m.id = attachments.message_id AND c.deleted_at IS NULL)`).Take(&a).Error; err != nil {
 		return nil, notFound(err)

@@ -2,8 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -44,14 +42,12 @@ func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, no
 		by = &adminID
 	}
 	var ch *PlanChange
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		var from, email string
 		err := tx.Raw(`SELECT plan, email FROM users WHERE id = ? FOR UPDATE`, userID).Row().Scan(&from, &email)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
 		if err != nil {
-			return fmt.Errorf("read plan: %w", err)
+			return fmt.Errorf("read plan: %w", notFound(err))
 		}
 		if from == plan {
 			return nil
@@ -75,7 +71,7 @@ func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, no
 // Recent returns the newest plan changes first, at most limit.
 func (s *Audit) Recent(ctx context.Context, limit int) ([]PlanChange, error) {
 	var out []PlanChange
-	err := s.db.WithContext(ctx).Raw(`SELECT p.id, p.user_id, u.email AS user_email, p.changed_by,
+	err := conn(ctx, s.db).Raw(`SELECT p.id, p.user_id, u.email AS user_email, p.changed_by,
 			coalesce(a.email, '') AS changed_by_email, p.from_plan, p.to_plan, p.created_at
 		FROM plan_changes p JOIN users u ON u.id = p.user_id LEFT JOIN users a ON a.id = p.changed_by
 		ORDER BY p.created_at DESC, p.id DESC LIMIT ?`, min(max(limit, 1), 200)).Scan(&out).Error

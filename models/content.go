@@ -103,7 +103,7 @@ func NewContent(db *gorm.DB) *Content { return &Content{db: db} }
 // Catalog returns every path with its modules and lessons (without their
 // text), ordered for display, in three queries.
 func (s *Content) Catalog(ctx context.Context) ([]Path, error) {
-	db := s.db.WithContext(ctx)
+	db := conn(ctx, s.db)
 	var paths []Path
 	if err := db.Order("position, slug").Find(&paths).Error; err != nil {
 		return nil, fmt.Errorf("list paths: %w", err)
@@ -122,7 +122,7 @@ func (s *Content) Catalog(ctx context.Context) ([]Path, error) {
 
 // PathBySlug returns one path with its modules and lessons (without text).
 func (s *Content) PathBySlug(ctx context.Context, slug string) (*Path, error) {
-	db := s.db.WithContext(ctx)
+	db := conn(ctx, s.db)
 	var p Path
 	if err := db.Where("slug = ?", slug).Take(&p).Error; err != nil {
 		return nil, notFound(err)
@@ -159,7 +159,7 @@ func assemble(paths []Path, modules []Module, lessons []Lesson) []Path {
 // LessonPage loads a lesson of the path with that slug, its neighbours in
 // the path's order and its suggestions: three queries whatever the path's size.
 func (s *Content) LessonPage(ctx context.Context, pathSlug, lessonID string) (*LessonPage, error) {
-	db := s.db.WithContext(ctx)
+	db := conn(ctx, s.db)
 	var row struct {
 		Lesson
 		MTitle, MSlug        string
@@ -219,7 +219,7 @@ func (s *Content) LessonPage(ctx context.Context, pathSlug, lessonID string) (*L
 // Lesson returns a lesson by id.
 func (s *Content) Lesson(ctx context.Context, id string) (*Lesson, error) {
 	var l Lesson
-	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&l).Error; err != nil {
+	if err := conn(ctx, s.db).Where("id = ?", id).Take(&l).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &l, nil
@@ -228,14 +228,14 @@ func (s *Content) Lesson(ctx context.Context, id string) (*Lesson, error) {
 // Suggestions returns a lesson's suggested questions in order.
 func (s *Content) Suggestions(ctx context.Context, lessonID string) ([]Suggestion, error) {
 	var out []Suggestion
-	err := s.db.WithContext(ctx).Where("lesson_id = ?", lessonID).Order("position").Find(&out).Error
+	err := conn(ctx, s.db).Where("lesson_id = ?", lessonID).Order("position").Find(&out).Error
 	return out, err
 }
 
 // CountLessons returns how many lessons exist; seed uses it to spot an empty database.
 func (s *Content) CountLessons(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.db.WithContext(ctx).Model(&Lesson{}).Count(&n).Error
+	err := conn(ctx, s.db).Model(&Lesson{}).Count(&n).Error
 	return n, err
 }
 
@@ -244,7 +244,7 @@ func (s *Content) CountLessons(ctx context.Context) (int64, error) {
 // of each cited lesson, for links.
 func (s *Content) CitationTargets(ctx context.Context, chunkIDs []int64, lessonIDs []string) (map[int64]string, map[string]string, error) {
 	hashes, paths := map[int64]string{}, map[string]string{}
-	db := s.db.WithContext(ctx)
+	db := conn(ctx, s.db)
 	if len(chunkIDs) > 0 {
 		var rows []struct {
 			ID   int64

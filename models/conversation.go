@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -91,12 +90,9 @@ func (s *Conversations) Create(ctx context.Context, userID, mode, lessonID strin
 	c := &Conversation{UserID: userID, Mode: mode, Style: style}
 	if lessonID != "" {
 		var mod int64
-		err := s.db.WithContext(ctx).Raw(`SELECT module_id FROM lessons WHERE id = ?`, lessonID).Row().Scan(&mod)
+		err := conn(ctx, s.db).Raw(`SELECT module_id FROM lessons WHERE id = ?`, lessonID).Row().Scan(&mod)
 		if err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return nil, ErrNotFound
-			}
-			return nil, fmt.Errorf("find lesson: %w", err)
+			return nil, fmt.Errorf("find lesson: %w", notFound(err))
 		}
 		c.LessonID = &lessonID
 		if moduleID == 0 {
@@ -108,7 +104,7 @@ func (s *Conversations) Create(ctx context.Context, userID, mode, lessonID strin
 	if moduleID != 0 {
 		c.ModuleID = &moduleID
 	}
-	err := s.db.WithContext(ctx).
+	err := conn(ctx, s.db).
 		Raw(`INSERT INTO conversations (user_id, mode, style, lesson_id, module_id)
 		     VALUES (?, ?, ?, ?, ?) RETURNING id, title, next_seq, created_at, last_activity_at`,
 			userID, mode, style, c.LessonID, c.ModuleID).
@@ -121,11 +117,16 @@ func (s *Conversations) Create(ctx context.Context, userID, mode, lessonID strin
 
 // Get returns the user's live conversation, or ErrNotFound.
 func (s *Conversations) Get(ctx context.Context, userID, id string) (*Conversation, error) {
+	return liveConversation(ctx, s.db, userID, id)
+}
+
+// liveConversation is Get for every store that must check a thread is the user's.
+func liveConversation(ctx context.Context, db *gorm.DB, userID, id string) (*Conversation, error) {
 	if !validID(id) || !validID(userID) {
 		return nil, ErrNotFound
 	}
 	var c Conversation
-	err := s.db.WithContext(ctx).Where("id = ? AND user_id = ? AND deleted_at IS NULL", id, userID).Take(&c).Error
+	err := conn(ctx, db).Where("id = ? AND user_id = ? AND deleted_at IS NULL", id, userID).Take(&c).Error
 	if err != nil {
 		return nil, notFound(err)
 	}
@@ -157,7 +158,7 @@ func (s *Conversations) List(ctx context.Context, userID string, opt ListOptions
 		limit = 20
 	}
 	limit = min(limit, 100)
-	q := s.db.WithContext(ctx).Where("user_id = ? AND deleted_at IS NULL AND next_seq > 0", userID)
+	q := conn(ctx, s.db).Where("user_id = ? AND deleted_at IS NULL AND next_seq > 0", userID)
 	if opt.After != nil {
 		q = q.Where("(last_activity_at, id) < (?, ?)", opt.After.LastActivityAt, opt.After.ID)
 	}
@@ -185,7 +186,8 @@ func (s *Conversations) Delete(ctx context.Context, userID, id string) error {
 	if !validID(id) || !validID(userID) {
 		return ErrNotFound
 	}
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		res := tx.Exec(`UPDATE conversations SET deleted_at = now() WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, id, userID)
 		if res.Error != nil {
 			return fmt.Errorf("delete conversation: %w", res.Error)
@@ -208,7 +210,7 @@ func (s *Conversations) SetStyle(ctx context.Context, userID, id, style string) 
 	if !validID(id) || !validID(userID) {
 		return ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Exec(`UPDATE conversations SET style = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, style, id, userID)
+	res := conn(ctx, s.db).Exec(`UPDATE conversations SET style = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, style, id, userID)
 	if res.Error != nil {
 		return fmt.Errorf("set style: %w", res.Error)
 	}
@@ -223,7 +225,7 @@ func (s *Conversations) SetActive(ctx context.Context, userID, id string) error 
 	if !validID(id) || !validID(userID) {
 		return ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Exec(`UPDATE users SET active_conversation_id = ?
+	res := conn(ctx, s.db).Exec(`UPDATE users SET active_conversation_id = ?
 		WHERE id = ? AND EXISTS (SELECT 1 FROM conversations WHERE id = ? AND user_id = ? AND deleted_at IS NULL)`,
 		id, userID, id, userID)
 	if res.Error != nil {

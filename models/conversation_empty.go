@@ -17,7 +17,7 @@ func (s *Conversations) ReuseEmpty(ctx context.Context, userID, mode, lessonID s
 		return nil, ErrNotFound
 	}
 	var c Conversation
-	q := s.db.WithContext(ctx).Where("user_id = ? AND mode = ? AND next_seq = 0 AND deleted_at IS NULL", userID, mode)
+	q := conn(ctx, s.db).Where("user_id = ? AND mode = ? AND next_seq = 0 AND deleted_at IS NULL", userID, mode)
 	if lessonID == "" {
 		q = q.Where("lesson_id IS NULL")
 	} else {
@@ -31,7 +31,7 @@ func (s *Conversations) ReuseEmpty(ctx context.Context, userID, mode, lessonID s
 
 // DeleteStaleEmpty removes threads that never got a message and are older than ttl.
 func (s *Conversations) DeleteStaleEmpty(ctx context.Context, ttl time.Duration) (int64, error) {
-	res := s.db.WithContext(ctx).Exec(`DELETE FROM conversations WHERE next_seq = 0 AND created_at < ?`, time.Now().Add(-ttl))
+	res := conn(ctx, s.db).Exec(`DELETE FROM conversations WHERE next_seq = 0 AND created_at < ?`, time.Now().Add(-ttl))
 	if res.Error != nil {
 		return 0, fmt.Errorf("delete empty conversations: %w", res.Error)
 	}

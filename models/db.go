@@ -4,6 +4,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -43,9 +44,10 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 	return db, nil
 }
 
-// notFound maps GORM's record-not-found to ErrNotFound.
+// notFound maps "no row" (GORM's record-not-found, or no row for a
+// Row().Scan) to ErrNotFound, so callers outside models test one error.
 func notFound(err error) error {
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	if errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
 	return err

@@ -202,7 +202,8 @@ func hashText(s string) string {
 func (s *Content) importOne(ctx context.Context, file string, fm *FrontMatter, body string) (bool, error) {
 	hash := hashText(fm.Title + "\x00" + fm.Summary + "\x00" + body)
 	changed := false
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		if fm.Kind == "help" {
 			var cur HelpArticle
 			if err := tx.Where("id = ?", fm.ID).Take(&cur).Error; err == nil && cur.ContentHash == hash &&

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // LegacyMessage is one turn of a single-thread chat history being imported.
@@ -55,7 +53,8 @@ func (s *Conversations) ImportLegacy(ctx context.Context, userID string, msgs []
 			title = TitleFrom(m.Content)
 		}
 	}
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		// Serialise imports of one user, so two runs at once cannot both add.
 		if err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtext('aula-legacy-' || ?::text))`, userID).Error; err != nil {
 			return fmt.Errorf("lock legacy import: %w", err)

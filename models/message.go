@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"database/sql/driver"
 	"encoding/hex"
 	"errors"
@@ -99,13 +98,10 @@ type Message struct {
 }
 
 // Messages is the store of conversation turns; every query is scoped by user.
-type Messages struct {
-	db     *gorm.DB
-	quotas *Quotas
-}
+type Messages struct{ db *gorm.DB }
 
 // NewMessages returns the messages store.
-func NewMessages(db *gorm.DB) *Messages { return &Messages{db: db, quotas: NewQuotas(db)} }
+func NewMessages(db *gorm.DB) *Messages { return &Messages{db: db} }
 
 // AttachmentInput is a file sent with a question, its text already extracted.
 type AttachmentInput struct {
@@ -149,7 +145,8 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 		return nil, ErrNotFound
 	}
 	var t Turn
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		c := &t.Conversation
 		// Bumping next_seq first locks the thread, so concurrent asks in it
 		// serialise and get consecutive seqs.
@@ -160,13 +157,10 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 			RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at`,
 			in.Now, TitleFrom(in.Content), in.ConversationID, in.UserID).
 			Row().Scan(&c.ID, &c.UserID, &c.Title, &c.Mode, &c.Style, &c.LessonID, &c.ModuleID, &c.NextSeq, &c.CreatedAt, &c.LastActivityAt)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
 		if err != nil {
-			return fmt.Errorf("allocate seq: %w", err)
+			return fmt.Errorf("allocate seq: %w", notFound(err))
 		}
-		period, err := s.quotas.Reserve(ctx, tx, in.UserID, in.Now)
+		period, err := reserveQuota(ctx, s.db, in.UserID, in.Now)
 		if err != nil {
 			return err
 		}
@@ -206,21 +200,17 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 }
 
 // BeginRetry reopens a finished answer of the user for regeneration in
-// place (same id and seq): a question is reserved again, the content,
-// rating and receipt are cleared and the status is streaming. It returns
-// the reopened answer and the question it answers.
-func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now time.Time) (answer, question *Message, err error) {
-	return s.BeginRetryLeased(ctx, userID, msgID, now, Lease{})
-}
-
-// BeginRetryLeased is BeginRetry with the generating instance's lease
-// written on the reopened answer.
-func (s *Messages) BeginRetryLeased(ctx context.Context, userID, msgID string, now time.Time, lease Lease) (answer, question *Message, err error) {
+// place (same id and seq), with the generating instance's lease written on
+// it: a question is reserved again, the content, rating and receipt are
+// cleared and the status is streaming. It returns the reopened answer and
+// the question it answers.
+func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now time.Time, lease Lease) (answer, question *Message, err error) {
 	if !validID(msgID) || !validID(userID) {
 		return nil, nil, ErrNotFound
 	}
 	var a, q Message
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		err := tx.Raw(`SELECT * FROM messages m WHERE id = ? AND user_id = ? AND role = 'assistant'
 			AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)
 			FOR UPDATE`, msgID, userID).Scan(&a).Error
@@ -246,7 +236,7 @@ func (s *Messages) BeginRetryLeased(ctx context.Context, userID, msgID string, n
 		// An answer that failed was refunded; a complete or cancelled one
 		// still holds its question. Either way this generation counts one,
 		// and the old count (if any) stays spent.
-		period, err := s.quotas.Reserve(ctx, tx, userID, now)
+		period, err := reserveQuota(ctx, s.db, userID, now)
 		if err != nil {
 			return err
 		}
@@ -274,7 +264,7 @@ func (s *Messages) Get(ctx context.Context, userID, id string) (*Message, error)
 		return nil, ErrNotFound
 	}
 	var m Message
-	err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).
+	err := conn(ctx, s.db).Where("id = ? AND user_id = ?", id, userID).
 		Where("EXISTS (SELECT 1 FROM conversations c WHERE c.id = messages.conversation_id AND c.deleted_at IS NULL)").
 		Take(&m).Error
 	if err != nil {
@@ -286,11 +276,11 @@ func (s *Messages) Get(ctx context.Context, userID, id string) (*Message, error)
 // ListByConversation returns the thread's messages in seq order; ErrNotFound
 // when the conversation is not the user's.
 func (s *Messages) ListByConversation(ctx context.Context, userID, conversationID string) ([]Message, error) {
-	if _, err := NewConversations(s.db).Get(ctx, userID, conversationID); err != nil {
+	if _, err := liveConversation(ctx, s.db, userID, conversationID); err != nil {
 		return nil, err
 	}
 	var ms []Message
-	err := s.db.WithContext(ctx).Where("conversation_id = ? AND user_id = ?", conversationID, userID).
+	err := conn(ctx, s.db).Where("conversation_id = ? AND user_id = ?", conversationID, userID).
 		Order("seq").Find(&ms).Error
 	if err != nil {
 		return nil, fmt.Errorf("list messages: %w", err)
@@ -310,7 +300,7 @@ func (s *Messages) RecentTurns(ctx context.Context, userID, conversationID strin
 		Total int
 	}
 	var rows []row
-	err := s.db.WithContext(ctx).Raw(`SELECT m.id, m.seq, m.role,
+	err := conn(ctx, s.db).Raw(`SELECT m.id, m.seq, m.role,
 		       CASE WHEN coalesce(f.extracted_text, '') = '' THEN m.content
 		            ELSE m.content || E'\n\n[Attached file "' || f.filename || E'"]\n' || left(f.extracted_text, ?) END AS content,
 		       m.metadata, count(*) OVER () AS total
@@ -363,7 +353,7 @@ type FinishInput struct {
 // updated, so a late writer cannot overwrite a recovered or retried one;
 // it reports whether the row was updated.
 func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (bool, error) {
-	res := s.db.WithContext(ctx).Exec(`UPDATE messages SET status = ?, content = ?, error_code = ?, provider = ?, model = ?,
+	res := conn(ctx, s.db).Exec(`UPDATE messages SET status = ?, content = ?, error_code = ?, provider = ?, model = ?,
 		latency_ms = ?, ttft_ms = ?, tokens_in = ?, tokens_out = ?, metadata = ?, completed_at = ?, lease_until = NULL
 		WHERE id = ? AND status = 'streaming' AND (?::text = '' OR lease_owner = ?)`,
 		in.Status, strings.ToValidUTF8(in.Content, "\uFFFD"), in.ErrorCode, in.Provider, in.Model,
@@ -372,29 +362,6 @@ func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (bool,
 		return false, fmt.Errorf("finish answer: %w", res.Error)
 	}
 	return res.RowsAffected > 0, nil
-}
-
-// FailInterrupted marks every answer left streaming (by a process that
-// stopped) as failed with error code "interrupted", refunds their
-// questions, and returns their ids. Call it before any generation starts,
-// and only with a single process on the database: with several, use
-// Streams.FailExpired, which spares answers whose owner is alive.
-func (s *Messages) FailInterrupted(ctx context.Context, now time.Time) ([]string, error) {
-	var ids []string
-	err := s.db.WithContext(ctx).Raw(`SELECT id FROM messages WHERE status = 'streaming'`).Scan(&ids).Error
-	if err != nil {
-		return nil, fmt.Errorf("find interrupted answers: %w", err)
-	}
-	for _, id := range ids {
-		if _, err := s.quotas.Refund(ctx, id); err != nil {
-			return nil, err
-		}
-		if err := s.db.WithContext(ctx).Exec(`UPDATE messages SET status = 'failed', error_code = 'interrupted',
-			completed_at = ? WHERE id = ? AND status = 'streaming'`, now, id).Error; err != nil {
-			return nil, fmt.Errorf("fail interrupted answer: %w", err)
-		}
-	}
-	return ids, nil
 }
 
 // Rate records the user's rating of a complete answer; rating "" clears it.
@@ -427,19 +394,16 @@ func (s *Messages) Rate(ctx context.Context, userID, id, rating, reason, comment
 		reasonArg, comment = nil, ""
 	}
 	var status, role string
-	err := s.db.WithContext(ctx).Raw(`SELECT status, role FROM messages m WHERE id = ? AND user_id = ?
+	err := conn(ctx, s.db).Raw(`SELECT status, role FROM messages m WHERE id = ? AND user_id = ?
 		AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)`, id, userID).
 		Row().Scan(&status, &role)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
-	}
 	if err != nil {
-		return fmt.Errorf("rate: %w", err)
+		return fmt.Errorf("rate: %w", notFound(err))
 	}
 	if role != RoleAssistant || status != StatusComplete {
 		return ErrNotRateable
 	}
-	res := s.db.WithContext(ctx).Exec(`UPDATE messages SET rating = ?, rating_reason = ?, rating_comment = ?,
+	res := conn(ctx, s.db).Exec(`UPDATE messages SET rating = ?, rating_reason = ?, rating_comment = ?,
 		rated_at = CASE WHEN ?::text IS NULL THEN NULL ELSE now() END
 		WHERE id = ? AND user_id = ? AND role = 'assistant' AND status = 'complete'`,
 		ratingArg, reasonArg, comment, ratingArg, id, userID)
@@ -458,13 +422,11 @@ func (s *Messages) AttachmentText(ctx context.Context, userID, messageID string)
 	if !validID(messageID) || !validID(userID) {
 		return "", "", ErrNotFound
 	}
-	err = s.db.WithContext(ctx).Raw(`SELECT extracted_text, filename FROM attachments WHERE message_id = ? AND user_id = ?
-		ORDER BY created_at LIMIT 1`, messageID, userID).Row().Scan(&text, &filename)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", nil
-	}
+	var f struct{ ExtractedText, Filename string }
+	err = conn(ctx, s.db).Raw(`SELECT extracted_text, filename FROM attachments WHERE message_id = ? AND user_id = ?
+		ORDER BY created_at LIMIT 1`, messageID, userID).Scan(&f).Error
 	if err != nil {
 		return "", "", fmt.Errorf("attachment text: %w", err)
 	}
-	return text, filename, nil
+	return f.ExtractedText, f.Filename, nil
 }

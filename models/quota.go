@@ -60,41 +60,37 @@ func (s *Quotas) Usage(ctx context.Context, userID string, now time.Time) (Quota
 		return QuotaUsage{}, ErrNotFound
 	}
 	u := QuotaUsage{Period: Period(now), ResetAt: NextPeriod(now)}
-	err := s.db.WithContext(ctx).Raw(`SELECT u.plan, coalesce(p.questions, 0) FROM users u
+	err := conn(ctx, s.db).Raw(`SELECT u.plan, coalesce(p.questions, 0) FROM users u
 		LEFT JOIN plan_usage p ON p.user_id = u.id AND p.period = ? WHERE u.id = ?`, u.Period, userID).
 		Row().Scan(&u.Plan, &u.Used)
-	if errors.Is(err, sql.ErrNoRows) {
-		return u, ErrNotFound
-	}
 	if err != nil {
-		return u, fmt.Errorf("read usage: %w", err)
+		return u, fmt.Errorf("read usage: %w", notFound(err))
 	}
 	u.Limit = PlanLimit(u.Plan)
 	return u, nil
 }
 
-// Reserve counts one question for the period now falls in, inside tx, or
-// returns a *QuotaError when the plan's limit is reached. The conditional
+// reserveQuota counts one question for the period now falls in, or
+// returns a *QuotaError when the plan's limit is reached; call it inside
+// the transaction that records the question (see WithTx). The conditional
 // upsert is the whole race guard: concurrent reservations queue on the
 // plan_usage row and each re-checks the committed count. Unlimited plans
 // are counted too, for the dashboards.
-func (s *Quotas) Reserve(ctx context.Context, tx *gorm.DB, userID string, now time.Time) (period time.Time, err error) {
+func reserveQuota(ctx context.Context, db *gorm.DB, userID string, now time.Time) (period time.Time, err error) {
 	period = Period(now)
+	tx := conn(ctx, db)
 	var plan string
-	if err := tx.WithContext(ctx).Raw(`SELECT plan FROM users WHERE id = ?`, userID).Row().Scan(&plan); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return period, ErrNotFound
-		}
-		return period, fmt.Errorf("reserve quota: read plan: %w", err)
+	if err := tx.Raw(`SELECT plan FROM users WHERE id = ?`, userID).Row().Scan(&plan); err != nil {
+		return period, fmt.Errorf("reserve quota: read plan: %w", notFound(err))
 	}
 	limit := PlanLimit(plan)
 	var used int
-	err = tx.WithContext(ctx).Raw(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 1)
+	err = tx.Raw(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 1)
 		ON CONFLICT (user_id, period) DO UPDATE SET questions = plan_usage.questions + 1
 		WHERE ? = 0 OR plan_usage.questions < ?
 		RETURNING questions`, userID, period, limit, limit).Row().Scan(&used)
-	if errors.Is(err, sql.ErrNoRows) {
-		_ = tx.WithContext(ctx).Raw(`SELECT questions FROM plan_usage WHERE user_id = ? AND period = ?`, userID, period).
+	if errors.Is(err, sql.ErrNoRows) { // the upsert's WHERE refused: the limit is reached
+		_ = tx.Raw(`SELECT questions FROM plan_usage WHERE user_id = ? AND period = ?`, userID, period).
 			Row().Scan(&used)
 		return period, &QuotaError{Plan: plan, Used: used, Limit: limit, ResetAt: NextPeriod(now)}
 	}
@@ -112,7 +108,7 @@ func (s *Quotas) Refund(ctx context.Context, messageID string) (bool, error) {
 	if !validID(messageID) {
 		return false, ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Exec(`WITH old AS (
+	res := conn(ctx, s.db).Exec(`WITH old AS (
 			SELECT id, user_id, quota_period FROM messages
 			WHERE id = ? AND quota_period IS NOT NULL FOR UPDATE
 		), m AS (

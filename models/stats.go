@@ -78,7 +78,7 @@ func (s *Stats) Student(ctx context.Context, userID string, now time.Time) (*Stu
 		N        int
 	}
 	var rows []row
-	err := s.db.WithContext(ctx).Raw(`SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, c.module_id,
+	err := conn(ctx, s.db).Raw(`SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, c.module_id,
 			coalesce(mo.title, '') AS module, count(*) AS n
 		FROM messages m
 		JOIN conversations c ON c.id = m.conversation_id
@@ -176,7 +176,7 @@ func (s *Stats) History(ctx context.Context, userID string, after *ConversationC
 	q += ` ORDER BY c.last_activity_at DESC, c.id DESC LIMIT ?`
 	args = append(args, limit+1)
 	var items []HistoryItem
-	if err := s.db.WithContext(ctx).Raw(q, args...).Scan(&items).Error; err != nil {
+	if err := conn(ctx, s.db).Raw(q, args...).Scan(&items).Error; err != nil {
 		return nil, nil, fmt.Errorf("history: %w", err)
 	}
 	if len(items) <= limit {
@@ -214,7 +214,7 @@ type Overview struct {
 // AdminOverview computes the overview at now in three statements.
 func (s *Stats) AdminOverview(ctx context.Context, now time.Time) (*Overview, error) {
 	now = now.UTC()
-	db := s.db.WithContext(ctx)
+	db := conn(ctx, s.db)
 	o := &Overview{Days: make([]DayCount, 30)}
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	first := today.AddDate(0, 0, -29)
@@ -304,7 +304,7 @@ const RatingsTop = 20
 // come from the running totals a trigger keeps (migration 00008), so the
 // page costs the same however many answers were ever rated.
 func (s *Stats) AdminRatings(ctx context.Context) (*Ratings, error) {
-	db := s.db.WithContext(ctx)
+	db := conn(ctx, s.db)
 	r := &Ratings{}
 	err := db.Raw(`SELECT coalesce(sum(up), 0), coalesce(sum(down), 0) FROM lesson_rating_totals`).Row().Scan(&r.Up, &r.Down)
 	if err != nil {
@@ -377,7 +377,7 @@ type Latency struct {
 
 // AdminLatency computes the latency page for the 7 days before now in two statements.
 func (s *Stats) AdminLatency(ctx context.Context, now time.Time) (*Latency, error) {
-	db := s.db.WithContext(ctx)
+	db := conn(ctx, s.db)
 	l := &Latency{Since: now.UTC().Add(-7 * 24 * time.Hour)}
 	err := db.Raw(`SELECT provider, model, count(*) AS answers,
 			count(*) FILTER (WHERE status = 'failed') AS failed,
@@ -413,7 +413,7 @@ type UserRow struct {
 func (s *Stats) SearchUsers(ctx context.Context, q string, limit int) ([]UserRow, error) {
 	limit = min(max(limit, 1), 200)
 	q = strings.TrimSpace(q)
-	db := s.db.WithContext(ctx).Table("users").Select("id, email, name, plan, created_at")
+	db := conn(ctx, s.db).Table("users").Select("id, email, name, plan, created_at")
 	if q != "" {
 		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"
 		db = db.Where("email ILIKE ? OR name ILIKE ?", like, like)

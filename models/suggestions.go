@@ -37,7 +37,7 @@ func (s *Suggestions) List(ctx context.Context) ([]LessonSuggestions, error) {
 		Position                             *int
 		Text                                 *string
 	}
-	err := s.db.WithContext(ctx).Raw(`SELECT l.id AS lesson_id, l.title, p.title AS path_title, l.language,
+	err := conn(ctx, s.db).Raw(`SELECT l.id AS lesson_id, l.title, p.title AS path_title, l.language,
 			s.position, s.text
 		FROM lessons l JOIN modules m ON m.id = l.module_id JOIN paths p ON p.id = m.path_id
 		LEFT JOIN lesson_suggestions s ON s.lesson_id = l.id
@@ -68,7 +68,8 @@ func (s *Suggestions) Save(ctx context.Context, lessonID string, texts [3]string
 		}
 		texts[i] = t
 	}
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		var n int64
 		if err := tx.Raw(`SELECT count(*) FROM lessons WHERE id = ?`, lessonID).Row().Scan(&n); err != nil {
 			return fmt.Errorf("find lesson: %w", err)

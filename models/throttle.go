@@ -32,7 +32,7 @@ func (t *LoginThrottle) Blocked(ctx context.Context, email, ip string) (bool, er
 		Key string
 		N   int
 	}
-	err := t.db.WithContext(ctx).Raw(`SELECT key, count(*) AS n FROM login_failures
+	err := conn(ctx, t.db).Raw(`SELECT key, count(*) AS n FROM login_failures
 		WHERE key IN (?, ?) AND attempted_at > now() - make_interval(secs => ?) GROUP BY key`,
 		accountKey(email), addressKey(ip), t.Window.Seconds()).Scan(&rows).Error
 	if err != nil {
@@ -48,11 +48,11 @@ func (t *LoginThrottle) Blocked(ctx context.Context, email, ip string) (bool, er
 
 // Fail records a failed sign-in.
 func (t *LoginThrottle) Fail(ctx context.Context, email, ip string) error {
-	return t.db.WithContext(ctx).Exec(`INSERT INTO login_failures (key) VALUES (?), (?)`,
+	return conn(ctx, t.db).Exec(`INSERT INTO login_failures (key) VALUES (?), (?)`,
 		accountKey(email), addressKey(ip)).Error
 }
 
 // Succeed clears the account's failures after a successful sign-in.
 func (t *LoginThrottle) Succeed(ctx context.Context, email string) error {
-	return t.db.WithContext(ctx).Exec(`DELETE FROM login_failures WHERE key = ?`, accountKey(email)).Error
+	return conn(ctx, t.db).Exec(`DELETE FROM login_failures WHERE key = ?`, accountKey(email)).Error
 }

@@ -86,7 +86,7 @@ func (s *Tokens) Create(ctx context.Context, userID, name string) (*APIToken, st
 	}
 	raw := TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	t := &APIToken{UserID: userID, Name: name, TokenHash: hashToken(raw)}
-	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
+	if err := conn(ctx, s.db).Create(t).Error; err != nil {
 		return nil, "", fmt.Errorf("create token: %w", err)
 	}
 	return t, raw, nil
@@ -98,7 +98,7 @@ func (s *Tokens) List(ctx context.Context, userID string) ([]APIToken, error) {
 		return nil, nil
 	}
 	var out []APIToken
-	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id").Find(&out).Error
+	err := conn(ctx, s.db).Where("user_id = ?", userID).Order("created_at DESC, id").Find(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
@@ -111,7 +111,7 @@ func (s *Tokens) Revoke(ctx context.Context, userID, id string) error {
 	if !validID(id) || !validID(userID) {
 		return ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Exec(`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now())
+	res := conn(ctx, s.db).Exec(`UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now())
 		WHERE id = ? AND user_id = ?`, id, userID)
 	if res.Error != nil {
 		return fmt.Errorf("revoke token: %w", res.Error)
@@ -131,8 +131,8 @@ func (s *Tokens) Authenticate(ctx context.Context, raw string, now time.Time) (*
 	}
 	sum := hashToken(raw)
 	var t APIToken
-	err := s.db.WithContext(ctx).Where("token_hash = ? AND revoked_at IS NULL", sum).Take(&t).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	err := conn(ctx, s.db).Where("token_hash = ? AND revoked_at IS NULL", sum).Take(&t).Error
+	if errors.Is(notFound(err), ErrNotFound) {
 		return nil, nil, ErrInvalidToken
 	}
 	if err != nil {
@@ -143,7 +143,7 @@ func (s *Tokens) Authenticate(ctx context.Context, raw string, now time.Time) (*
 	if subtle.ConstantTimeCompare(t.TokenHash, sum) != 1 {
 		return nil, nil, ErrInvalidToken
 	}
-	u, err := NewUsers(s.db).Get(ctx, t.UserID)
+	u, err := userByID(ctx, s.db, t.UserID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, nil, ErrInvalidToken
@@ -151,7 +151,7 @@ func (s *Tokens) Authenticate(ctx context.Context, raw string, now time.Time) (*
 		return nil, nil, fmt.Errorf("token user: %w", err)
 	}
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= tokenTouchEvery {
-		if err := s.db.WithContext(ctx).Exec(`UPDATE api_tokens SET last_used_at = ?
+		if err := conn(ctx, s.db).Exec(`UPDATE api_tokens SET last_used_at = ?
 			WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)`, now, t.ID, now.Add(-tokenTouchEvery)).Error; err != nil {
 			return nil, nil, fmt.Errorf("touch token: %w", err)
 		}

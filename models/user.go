@@ -99,7 +99,7 @@ func (s *Users) Create(ctx context.Context, n NewUser) (*User, error) {
 		return nil, err
 	}
 	u := &User{Email: n.Email, Name: n.Name, Plan: n.Plan, Locale: n.Locale, PasswordHash: HashPassword(n.Password)}
-	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
+	if err := conn(ctx, s.db).Create(u).Error; err != nil {
 		var pg *pgconn.PgError
 		if errors.As(err, &pg) && pg.Code == "23505" {
 			return nil, ErrEmailTaken
@@ -110,9 +110,12 @@ func (s *Users) Create(ctx context.Context, n NewUser) (*User, error) {
 }
 
 // Get returns the user with id.
-func (s *Users) Get(ctx context.Context, id string) (*User, error) {
+func (s *Users) Get(ctx context.Context, id string) (*User, error) { return userByID(ctx, s.db, id) }
+
+// userByID is Get for every store that needs a user's row.
+func userByID(ctx context.Context, db *gorm.DB, id string) (*User, error) {
 	var u User
-	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
+	if err := conn(ctx, db).Where("id = ?", id).Take(&u).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &u, nil
@@ -121,7 +124,7 @@ func (s *Users) Get(ctx context.Context, id string) (*User, error) {
 // GetByEmail returns the user with that email, in any case.
 func (s *Users) GetByEmail(ctx context.Context, email string) (*User, error) {
 	var u User
-	if err := s.db.WithContext(ctx).Where("email = ?", NormalizeEmail(email)).Take(&u).Error; err != nil {
+	if err := conn(ctx, s.db).Where("email = ?", NormalizeEmail(email)).Take(&u).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &u, nil
@@ -151,7 +154,7 @@ func (s *Users) SetPlan(ctx context.Context, email, plan string) (*User, error) 
 	if !ValidPlan(plan) {
 		return nil, ErrUnknownPlan
 	}
-	res := s.db.WithContext(ctx).Model(&User{}).Where("email = ?", NormalizeEmail(email)).
+	res := conn(ctx, s.db).Model(&User{}).Where("email = ?", NormalizeEmail(email)).
 		Updates(map[string]any{"plan": plan, "updated_at": time.Now()})
 	if res.Error != nil {
 		return nil, fmt.Errorf("set plan: %w", res.Error)
@@ -167,21 +170,21 @@ func (s *Users) SetLocale(ctx context.Context, id, locale string) error {
 	if locale != "en" && locale != "es" {
 		return ErrUnknownLocale
 	}
-	return s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).
+	return conn(ctx, s.db).Model(&User{}).Where("id = ?", id).
 		Updates(map[string]any{"locale": locale, "updated_at": time.Now()}).Error
 }
 
 // List returns every user by email.
 func (s *Users) List(ctx context.Context) ([]User, error) {
 	var us []User
-	err := s.db.WithContext(ctx).Order("email").Find(&us).Error
+	err := conn(ctx, s.db).Order("email").Find(&us).Error
 	return us, err
 }
 
 // Count returns the number of users.
 func (s *Users) Count(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.db.WithContext(ctx).Model(&User{}).Count(&n).Error
+	err := conn(ctx, s.db).Model(&User{}).Count(&n).Error
 	return n, err
 }
 

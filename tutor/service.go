@@ -396,7 +396,7 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 		}
 		return nil, ErrNotRetryable
 	}
-	answer, question, err := s.msgs.BeginRetryLeased(ctx, userID, msgID, s.now(), s.lease())
+	answer, question, err := s.msgs.BeginRetry(ctx, userID, msgID, s.now(), s.lease())
 	if err != nil {
 		s.hub.remove(msgID, st)
 		cancel(nil)
