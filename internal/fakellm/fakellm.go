@@ -10,6 +10,7 @@
 package fakellm
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,8 +194,40 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read body", http.StatusBadRequest)
 		return
 	}
+	enc, req, ok := s.parse(w, r, body)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	if s.opts.Status != 0 {
+		s.refuse(w, enc)
+		return
+	}
+	st := &reply{s: s, w: w, ctx: r.Context(), enc: enc, req: req}
+	st.flusher, _ = w.(http.Flusher)
+	w.Header().Set("Content-Type", enc.contentType())
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	st.flush()
+	switch {
+	case s.opts.HangBeforeFirst:
+		st.wait(nil)
+	case s.opts.Malformed:
+		_ = enc.malformed(w)
+		st.flush()
+	default:
+		st.stream()
+	}
+}
+
+// parse picks the wire format from the path and decodes the request; it
+// answers 404 or 400 itself and reports false then.
+func (s *Server) parse(w http.ResponseWriter, r *http.Request, body []byte) (encoder, Request, bool) {
 	var enc encoder
 	var req Request
+	var err error
 	switch {
 	case s.Kind == OpenAI && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		enc, err = openaiEncoder{}, parseOpenAI(body, &req)
@@ -206,113 +239,124 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		enc, err = ollamaEncoder{}, parseOllama(body, &req)
 	default:
 		http.NotFound(w, r)
-		return
+		return nil, req, false
 	}
 	if err != nil {
 		http.Error(w, "fakellm: cannot parse request: "+err.Error(), http.StatusBadRequest)
-		return
+		return nil, req, false
 	}
 	req.Path, req.Header, req.Body = r.URL.Path, r.Header.Clone(), body
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	return enc, req, true
+}
 
-	if s.opts.Status != 0 {
-		w.Header().Set("Content-Type", "application/json")
-		if s.opts.Status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", "1")
-		}
-		w.WriteHeader(s.opts.Status)
-		_ = json.NewEncoder(w).Encode(enc.errorBody(s.opts.Status))
-		return
+// refuse answers with the configured error status in the provider's error shape.
+func (s *Server) refuse(w http.ResponseWriter, enc encoder) {
+	w.Header().Set("Content-Type", "application/json")
+	if s.opts.Status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "1")
 	}
+	w.WriteHeader(s.opts.Status)
+	_ = json.NewEncoder(w).Encode(enc.errorBody(s.opts.Status))
+}
 
-	flusher, _ := w.(http.Flusher)
-	flush := func() {
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	w.Header().Set("Content-Type", enc.contentType())
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flush()
+// reply is one streamed answer in progress.
+type reply struct {
+	s       *Server
+	w       http.ResponseWriter
+	flusher http.Flusher
+	ctx     context.Context
+	enc     encoder
+	req     Request
+}
 
-	ctx := r.Context()
-	// wait blocks on ch (nil: never ready) and reports false when the client
-	// went away or the server is closing.
-	wait := func(ch <-chan struct{}) bool {
-		select {
-		case <-ch:
-			return true
-		case <-ctx.Done():
-			s.markDisconnected()
-			return false
-		case <-s.done:
-			return false
-		}
+func (st *reply) flush() {
+	if st.flusher != nil {
+		st.flusher.Flush()
 	}
-	if s.opts.HangBeforeFirst {
-		wait(nil)
-		return
-	}
-	if s.opts.Malformed {
-		_ = enc.malformed(w)
-		flush()
-		return
-	}
+}
 
-	usage := [2]int{s.opts.PromptTokens, s.opts.CompletionTokens}
-	if usage[0] == 0 {
-		usage[0] = wordCount(req.System) + wordCount(joinMessages(req.Messages))
-	}
-	if usage[1] == 0 {
-		usage[1] = wordCount(s.Answer())
-	}
-	write := func(f func(io.Writer) error) bool {
-		if err := f(w); err != nil {
-			s.markDisconnected()
-			return false
-		}
-		flush()
+// wait blocks on ch (nil: never ready) and reports false when the client
+// went away or the server is closing.
+func (st *reply) wait(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
 		return true
+	case <-st.ctx.Done():
+		st.s.markDisconnected()
+		return false
+	case <-st.s.done:
+		return false
 	}
-	if !write(func(w io.Writer) error { return enc.start(w, req.Model, usage[0]) }) {
+}
+
+// pace waits for the next tick and reports false when the client went away
+// or the server is closing.
+func (st *reply) pace(tick <-chan time.Time) bool {
+	select {
+	case <-tick:
+		return true
+	case <-st.ctx.Done():
+		st.s.markDisconnected()
+		return false
+	case <-st.s.done:
+		return false
+	}
+}
+
+// write sends one frame and reports false when the client is gone.
+func (st *reply) write(f func(io.Writer) error) bool {
+	if err := f(st.w); err != nil {
+		st.s.markDisconnected()
+		return false
+	}
+	st.flush()
+	return true
+}
+
+// usage is the prompt and completion token counts the reply reports.
+func (st *reply) usage() [2]int {
+	u := [2]int{st.s.opts.PromptTokens, st.s.opts.CompletionTokens}
+	if u[0] == 0 {
+		u[0] = wordCount(st.req.System) + wordCount(joinMessages(st.req.Messages))
+	}
+	if u[1] == 0 {
+		u[1] = wordCount(st.s.Answer())
+	}
+	return u
+}
+
+// stream writes the configured tokens at the configured pace.
+func (st *reply) stream() {
+	opts, model, usage := st.s.opts, st.req.Model, st.usage()
+	if !st.write(func(w io.Writer) error { return st.enc.start(w, model, usage[0]) }) {
 		return
 	}
 	var tick <-chan time.Time
-	if s.opts.TokensPerSecond > 0 {
-		t := time.NewTicker(time.Duration(float64(time.Second) / s.opts.TokensPerSecond))
+	if opts.TokensPerSecond > 0 {
+		t := time.NewTicker(time.Duration(float64(time.Second) / opts.TokensPerSecond))
 		defer t.Stop()
 		tick = t.C
 	}
-	for i, tok := range s.opts.Tokens {
-		if tick != nil && i > 0 {
-			select {
-			case <-tick:
-			case <-ctx.Done():
-				s.markDisconnected()
-				return
-			case <-s.done:
-				return
-			}
+	for i, tok := range opts.Tokens {
+		if tick != nil && i > 0 && !st.pace(tick) {
+			return
 		}
-		last := i == len(s.opts.Tokens)-1
-		if !write(func(w io.Writer) error { return enc.token(w, req.Model, tok, i, last, usage) }) {
+		last := i == len(opts.Tokens)-1
+		if !st.write(func(w io.Writer) error { return st.enc.token(w, model, tok, i, last, usage) }) {
 			return
 		}
 		if i == 0 {
-			s.markFirstToken()
-			if s.opts.Hold != nil && !wait(s.opts.Hold) {
+			st.s.markFirstToken()
+			if opts.Hold != nil && !st.wait(opts.Hold) {
 				return
 			}
 		}
-		if ctx.Err() != nil {
-			s.markDisconnected()
+		if st.ctx.Err() != nil {
+			st.s.markDisconnected()
 			return
 		}
 	}
-	write(func(w io.Writer) error { return enc.end(w, req.Model, usage) })
+	st.write(func(w io.Writer) error { return st.enc.end(w, model, usage) })
 }
 
 func wordCount(s string) int { return len(strings.Fields(s)) }
