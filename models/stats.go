@@ -71,13 +71,39 @@ func (s *Stats) Student(ctx context.Context, userID string, now time.Time) (*Stu
 	if nextMonth.After(to) {
 		to = nextMonth
 	}
-	type row struct {
-		Day      time.Time
-		ModuleID *int64
-		Module   string
-		N        int
+	rows, err := s.activity(ctx, userID, from, to)
+	if err != nil {
+		return nil, err
 	}
-	var rows []row
+	mods := map[int64]*moduleCount{}
+	days := map[time.Time]bool{}
+	for _, r := range rows {
+		day := time.Date(r.Day.Year(), r.Day.Month(), r.Day.Day(), 0, 0, 0, 0, time.UTC)
+		if !day.Before(month) && day.Before(nextMonth) {
+			days[day] = true
+			st.QuestionsThisMonth += r.N
+			countModule(mods, r)
+		}
+		if i := int(day.Sub(first).Hours() / 24 / 7); !day.Before(first) && i < Weeks {
+			st.Weeks[i].Questions += r.N
+		}
+	}
+	st.SessionsThisMonth = len(days)
+	st.TopModule, st.TopModuleQuestions = topModule(mods)
+	return st, nil
+}
+
+// activityRow is the number of questions a student asked on one day in one module.
+type activityRow struct {
+	Day      time.Time
+	ModuleID *int64
+	Module   string
+	N        int
+}
+
+// activity counts a student's answered questions per day and module in [from, to).
+func (s *Stats) activity(ctx context.Context, userID string, from, to time.Time) ([]activityRow, error) {
+	var rows []activityRow
 	err := conn(ctx, s.db).Raw(`SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, c.module_id,
 			coalesce(mo.title, '') AS module, count(*) AS n
 		FROM messages m
@@ -90,36 +116,33 @@ func (s *Stats) Student(ctx context.Context, userID string, now time.Time) (*Stu
 	if err != nil {
 		return nil, fmt.Errorf("student activity: %w", err)
 	}
-	days := map[time.Time]bool{}
-	type mod struct {
-		title string
-		n     int
+	return rows, nil
+}
+
+type moduleCount struct {
+	title string
+	n     int
+}
+
+func countModule(mods map[int64]*moduleCount, r activityRow) {
+	if r.ModuleID == nil {
+		return
 	}
-	mods := map[int64]*mod{}
-	for _, r := range rows {
-		day := time.Date(r.Day.Year(), r.Day.Month(), r.Day.Day(), 0, 0, 0, 0, time.UTC)
-		if !day.Before(month) && day.Before(nextMonth) {
-			days[day] = true
-			st.QuestionsThisMonth += r.N
-			if r.ModuleID != nil {
-				if mods[*r.ModuleID] == nil {
-					mods[*r.ModuleID] = &mod{title: r.Module}
-				}
-				mods[*r.ModuleID].n += r.N
-			}
-		}
-		if i := int(day.Sub(first).Hours() / 24 / 7); !day.Before(first) && i < Weeks {
-			st.Weeks[i].Questions += r.N
-		}
+	if mods[*r.ModuleID] == nil {
+		mods[*r.ModuleID] = &moduleCount{title: r.Module}
 	}
-	st.SessionsThisMonth = len(days)
+	mods[*r.ModuleID].n += r.N
+}
+
+// topModule is the module asked about most; ties go to the title first in
+// the alphabet, so the figure is stable.
+func topModule(mods map[int64]*moduleCount) (title string, n int) {
 	for _, m := range mods {
-		// Ties go to the title first in the alphabet, so the figure is stable.
-		if m.n > st.TopModuleQuestions || m.n == st.TopModuleQuestions && m.title < st.TopModule {
-			st.TopModule, st.TopModuleQuestions = m.title, m.n
+		if m.n > n || m.n == n && m.title < title {
+			title, n = m.title, m.n
 		}
 	}
-	return st, nil
+	return title, n
 }
 
 // HistoryItem is one earlier conversation on the student dashboard.

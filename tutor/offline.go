@@ -219,9 +219,35 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 	if len(all) == 0 {
 		return nil, false
 	}
+	scoreSentences(all, req, offlineQuery(req))
+	ranked := slices.Clone(all)
+	slices.SortStableFunc(ranked, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
+	p := &picker{chosen: map[[2]int]bool{}}
+	for _, s := range ranked {
+		if s.score > 0 {
+			p.add(s)
+		}
+	}
+	direct = len(p.picked) > 0
+	// Too few matches: add the sentences that follow the best one (or open
+	// the top source), since they usually continue the explanation.
+	anchor := sentence{source: 0, pos: -1}
+	if direct {
+		anchor = ranked[0]
+	}
+	p.fill(all, func(s sentence) bool { return s.source == anchor.source && s.pos > anchor.pos })
+	p.fill(all, func(sentence) bool { return true })
+	slices.SortFunc(p.picked, func(a, b sentence) int {
+		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.pos, b.pos))
+	})
+	return p.picked, direct
+}
+
+// offlineQuery is the set of the question's terms; a follow-up like "why?"
+// carries its topic in the previous question, so that one's terms join.
+func offlineQuery(req Request) map[string]bool {
 	query := offlineTerms(req.Question)
 	if len(query) < 2 {
-		// A follow-up like "why?" carries its topic in the previous question.
 		for _, t := range slices.Backward(req.History) {
 			if t.Role == "user" {
 				query = append(query, offlineTerms(t.Content)...)
@@ -233,6 +259,12 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 	for _, t := range query {
 		qset[t] = true
 	}
+	return qset
+}
+
+// scoreSentences gives each sentence the inverse-document-frequency weight
+// of the query terms it holds.
+func scoreSentences(all []sentence, req Request, qset map[string]bool) {
 	termsOf := make([]map[string]bool, len(all))
 	df := map[string]int{}
 	for i, s := range all {
@@ -252,8 +284,7 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 		if all[i].score > 0 {
 			// Break ties toward the sources retrieval ranked first and toward
 			// sections whose heading names the topic.
-			src := req.Sources[all[i].source]
-			for _, t := range offlineTerms(src.Heading) {
+			for _, t := range offlineTerms(req.Sources[all[i].source].Heading) {
 				if qset[t] {
 					all[i].score += 0.25
 				}
@@ -261,46 +292,31 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 			all[i].score += 0.1 / float64(1+all[i].source)
 		}
 	}
-	ranked := slices.Clone(all)
-	slices.SortStableFunc(ranked, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
+}
 
-	chosen := map[[2]int]bool{}
-	add := func(s sentence) {
-		if len(picked) < offlineMaxSentences && !chosen[[2]int{s.source, s.pos}] {
-			chosen[[2]int{s.source, s.pos}] = true
-			picked = append(picked, s)
-		}
+// picker collects up to offlineMaxSentences distinct sentences.
+type picker struct {
+	picked []sentence
+	chosen map[[2]int]bool
+}
+
+func (p *picker) add(s sentence) {
+	if len(p.picked) < offlineMaxSentences && !p.chosen[[2]int{s.source, s.pos}] {
+		p.chosen[[2]int{s.source, s.pos}] = true
+		p.picked = append(p.picked, s)
 	}
-	for _, s := range ranked {
-		if s.score > 0 {
-			add(s)
-		}
-	}
-	direct = len(picked) > 0
-	// Too few matches: add the sentences that follow the best one (or open
-	// the top source), since they usually continue the explanation.
-	anchor := sentence{source: 0, pos: -1}
-	if direct {
-		anchor = ranked[0]
-	}
+}
+
+// fill adds the sentences that match, in order, until offlineMinSentences are picked.
+func (p *picker) fill(all []sentence, match func(sentence) bool) {
 	for _, s := range all {
-		if len(picked) >= offlineMinSentences {
-			break
+		if len(p.picked) >= offlineMinSentences {
+			return
 		}
-		if s.source == anchor.source && s.pos > anchor.pos {
-			add(s)
+		if match(s) {
+			p.add(s)
 		}
 	}
-	for _, s := range all {
-		if len(picked) >= offlineMinSentences {
-			break
-		}
-		add(s)
-	}
-	slices.SortFunc(picked, func(a, b sentence) int {
-		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.pos, b.pos))
-	})
-	return picked, direct
 }
 
 // splitSentences turns a chunk's Markdown into plain sentences: code blocks,
