@@ -36,12 +36,12 @@ func openDatabase(ctx context.Context, cfg *config, log *slog.Logger) (*database
 		}
 		_ = os.Chmod(cfg.DataDir, 0o755)
 		dir := filepath.Join(cfg.DataDir, "postgres")
-		log.Info("starting the managed PostgreSQL", "dir", dir)
-		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir})
+		c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Fallback: pgcluster.SharedDir(dir)})
 		if err != nil {
 			return nil, fmt.Errorf("start the local PostgreSQL: %w", err)
 		}
 		d.cluster = c
+		logCluster(log, c, dir)
 		if err := createDatabase(ctx, c.URL("postgres"), "aula"); err != nil {
 			d.Close()
 			return nil, err
@@ -80,14 +80,28 @@ func createDatabase(ctx context.Context, adminURL, name string) error {
 	return nil
 }
 
-// Close closes the connections and stops the managed cluster.
+// logCluster says which cluster aula uses and where its files are.
+func logCluster(log *slog.Logger, c *pgcluster.Cluster, dir string) {
+	if c.Dir() != dir {
+		log.Info("PostgreSQL's files are kept outside the project: the postgres user cannot enter its folder",
+			"dir", c.Dir(), "log", filepath.Join(c.Dir(), "postgres.log"))
+	}
+	if c.Owned() {
+		log.Info("managed PostgreSQL running", "dir", c.Dir(), "port", c.Port())
+	} else {
+		log.Info("using the PostgreSQL another aula process runs for this folder", "dir", c.Dir(), "port", c.Port())
+	}
+}
+
+// Close closes the connections and stops the managed cluster if this
+// process started it (never the one a running server uses).
 func (d *database) Close() {
 	if d.Gorm != nil {
 		if sqlDB, err := d.Gorm.DB(); err == nil {
 			sqlDB.Close()
 		}
 	}
-	if d.cluster != nil {
+	if d.cluster != nil && d.cluster.Owned() {
 		if err := d.cluster.Stop(); err != nil && !errors.Is(err, context.Canceled) {
 			d.log.Error("stop PostgreSQL", "error", err)
 		} else {

@@ -29,27 +29,40 @@ type Options struct {
 	Dir string
 	// Throwaway trades durability for speed (fsync off); for tests.
 	Throwaway bool
+	// Fallback is where the cluster lives instead of Dir when this process
+	// runs as root and the unprivileged server user cannot enter Dir (a
+	// project cloned into root's 0700 home). Empty: such a Dir is an error.
+	Fallback string
 }
 
-// Cluster is a running PostgreSQL server owned by this process.
+// Cluster is a running PostgreSQL server, started by this process or found
+// already running for the same folder.
 type Cluster struct {
-	dir    string
-	bin    string
-	port   int
-	cred   *syscall.Credential
-	logger func(string)
+	dir  string
+	bin  string
+	port int
+	cred *syscall.Credential
+	// owned is false for a cluster another live process started: Stop
+	// leaves it running for that process.
+	owned bool
 }
 
 // Start initialises the cluster in opts.Dir when it does not exist yet and
 // starts it on a free port, listening on 127.0.0.1 and a socket in Dir.
+// When a live postmaster already serves that folder, Start connects to it
+// instead; the cluster is then this process's own (stopped by Stop) only if
+// the process that started it is gone.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	bin, err := findBinaries()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := filepath.Abs(opts.Dir)
+	dir, err := clusterDir(opts)
 	if err != nil {
 		return nil, err
+	}
+	if c, ok := findRunning(ctx, dir, bin); ok {
+		return c, nil
 	}
 	// Parents must stay enterable by the unprivileged server user; the
 	// cluster's own folder is private to it.
@@ -59,7 +72,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
-	c := &Cluster{dir: dir, bin: bin}
+	c := &Cluster{dir: dir, bin: bin, owned: true}
 	if os.Geteuid() == 0 {
 		// PostgreSQL refuses to run as root: run it as an unprivileged user
 		// that owns the folder.
@@ -101,8 +114,15 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	}
 	// -l is required: without it the server inherits our stdout and pg_ctl never returns.
 	if out, err := c.run(ctx, "pg_ctl", "-D", data, "-l", filepath.Join(dir, "postgres.log"), "-w", "-t", "60", "-o", o, "start"); err != nil {
+		// Another process may have started it between our look and our start.
+		if running, ok := findRunning(ctx, dir, bin); ok {
+			return running, nil
+		}
 		log, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
 		return nil, fmt.Errorf("pg_ctl start: %w: %s %s", err, out, lastLines(string(log), 10))
+	}
+	if err := c.claim(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -115,8 +135,20 @@ func (c *Cluster) URL(name string) string {
 // Port is the TCP port the server listens on.
 func (c *Cluster) Port() int { return c.port }
 
-// Stop shuts the server down (fast mode: open sessions are closed).
+// Dir is the folder holding the data, the log and the socket (Options.Fallback
+// when Options.Dir was out of the server user's reach).
+func (c *Cluster) Dir() string { return c.dir }
+
+// Owned reports whether Stop stops the server: false when another live
+// process started it (a server beside an admin command).
+func (c *Cluster) Owned() bool { return c.owned }
+
+// Stop shuts the server down (fast mode: open sessions are closed), unless
+// another live process started it: that process still needs it.
 func (c *Cluster) Stop() error {
+	if !c.owned {
+		return nil
+	}
 	if out, err := c.run(context.Background(), "pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "fast", "-w", "stop"); err != nil {
 		return fmt.Errorf("pg_ctl stop: %w: %s", err, out)
 	}
@@ -201,22 +233,6 @@ func chownTree(dir string, uid, gid int) error {
 		}
 		return os.Lchown(p, uid, gid)
 	})
-}
-
-// checkTraversable reports a folder the unprivileged user cannot reach
-// (a parent without the x bit for others, like a 0700 home).
-func checkTraversable(dir string) error {
-	for p := filepath.Dir(dir); p != "/"; p = filepath.Dir(p) {
-		st, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if st.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("PostgreSQL runs as an unprivileged user who cannot enter %s (mode %v): "+
-				"run `chmod o+x %s`, or set DATABASE_URL to an existing database", p, st.Mode().Perm(), p)
-		}
-	}
-	return nil
 }
 
 func freePort() (int, error) {
