@@ -26,8 +26,10 @@ type User struct {
 	Plan                 string
 	Locale               string
 	ActiveConversationID *string `gorm:"type:uuid"`
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	// OptionalEmail is whether the user still accepts non-essential email.
+	OptionalEmail bool `gorm:"default:true"`
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // FirstName is the first word of the user's name, for greetings.
@@ -68,18 +70,15 @@ type NewUser struct {
 func (n *NewUser) Validate() error {
 	n.Email = NormalizeEmail(n.Email)
 	n.Name = strings.TrimSpace(n.Name)
-	if l := utf8.RuneCountInString(n.Name); l < 1 || l > 100 {
+	if !validName(n.Name) {
 		return ErrInvalidName
 	}
 	if addr, err := mail.ParseAddress(n.Email); err != nil || addr.Address != n.Email ||
 		!strings.Contains(n.Email[strings.LastIndexByte(n.Email, '@')+1:], ".") || len(n.Email) > 254 {
 		return ErrInvalidEmail
 	}
-	if utf8.RuneCountInString(n.Password) < MinPasswordLen {
-		return ErrShortPassword
-	}
-	if len(n.Password) > 256 {
-		return ErrLongPassword
+	if err := ValidatePassword(n.Password); err != nil {
+		return err
 	}
 	if n.Plan == "" {
 		n.Plan = PlanFree
@@ -89,6 +88,24 @@ func (n *NewUser) Validate() error {
 	}
 	if n.Locale != "" && n.Locale != "en" && n.Locale != "es" {
 		return ErrUnknownLocale
+	}
+	return nil
+}
+
+// validName reports whether a trimmed display name has 1 to 100 characters.
+func validName(name string) bool {
+	l := utf8.RuneCountInString(name)
+	return l >= 1 && l <= 100
+}
+
+// ValidatePassword applies the password rules of sign-up to any new
+// password (change, reset, set by an operator).
+func ValidatePassword(password string) error {
+	if utf8.RuneCountInString(password) < MinPasswordLen {
+		return ErrShortPassword
+	}
+	if len(password) > 256 {
+		return ErrLongPassword
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"aula/mail"
 	"aula/tutor"
 )
 
@@ -35,6 +37,11 @@ type config struct {
 	InstanceID    string
 	SecureCookies bool
 	LogFormat     string
+	// SMTPURL, MailFrom and BaseURL configure email (AULA_SMTP_URL,
+	// AULA_MAIL_FROM, AULA_BASE_URL); without SMTPURL aula sends none.
+	SMTPURL  string
+	MailFrom string
+	BaseURL  string
 }
 
 var providers = []string{tutor.ProviderOffline, tutor.ProviderOpenAI, tutor.ProviderAnthropic,
@@ -66,6 +73,9 @@ func loadConfig() (*config, error) {
 		LeaseTTL:          e.duration("AULA_LEASE_TTL", tutor.DefaultLeaseTTL),
 		InstanceID:        e.str("AULA_INSTANCE_ID", ""),
 		SecureCookies:     e.boolean("AULA_SECURE_COOKIES"),
+		SMTPURL:           e.str("AULA_SMTP_URL", ""),
+		MailFrom:          e.str("AULA_MAIL_FROM", ""),
+		BaseURL:           strings.TrimRight(e.str("AULA_BASE_URL", ""), "/"),
 	}
 	c.validate(e)
 	if len(e.problems) > 0 {
@@ -92,6 +102,25 @@ func (c *config) validate(e *envReader) {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		e.problem("AULA_LOG_FORMAT=%q must be text or json", c.LogFormat)
+	}
+	c.validateMail(e)
+}
+
+// validateMail checks the mail settings: SMTP needs a sender and the base URL.
+func (c *config) validateMail(e *envReader) {
+	if c.BaseURL != "" {
+		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			e.problem("AULA_BASE_URL=%q must be the public address of aula, such as https://aula.school.example", c.BaseURL)
+		}
+	}
+	if c.SMTPURL == "" {
+		return
+	}
+	if err := mail.Validate(c.SMTPURL, c.MailFrom); err != nil {
+		e.problem("%v", err)
+	}
+	if c.BaseURL == "" {
+		e.problem("AULA_BASE_URL must be set with AULA_SMTP_URL: links in emails start with it")
 	}
 }
 

@@ -23,7 +23,9 @@ Usage:
   aula content import DIR                 import lessons and help articles from Markdown files
   aula user create --email E --name N --password P [--plan PLAN]
   aula user set-plan EMAIL PLAN
+  aula user set-password EMAIL            set a password read from standard input; signs the user out everywhere
   aula user list
+  aula mail test ADDRESS [--lang es]      send a test email with the AULA_SMTP_URL settings
   aula import-legacy FILE                 import a single-thread chat history (JSON lines)
 
 Configuration comes from the environment; see README.md.
@@ -50,7 +52,7 @@ func run(ctx context.Context, args []string) error {
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
-	case "serve", "migrate", "seed", "content", "user", "import-legacy":
+	case "serve", "migrate", "seed", "content", "user", "import-legacy", "mail":
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -63,6 +65,8 @@ func run(ctx context.Context, args []string) error {
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, log, args)
+	case "mail":
+		return mailCmd(ctx, cfg, log, args)
 	}
 	// Operator commands: open the database (starting the managed cluster
 	// when needed), migrate, do the work, stop.

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"aula/internal/pgtest"
+	"aula/internal/smtptest"
+	"aula/models"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -32,6 +34,9 @@ func env(t *testing.T, databaseURL string, overrides ...string) {
 		"AULA_FIRST_TOKEN_TIMEOUT":    "",
 		"AULA_ANSWER_TIMEOUT":         "",
 		"AULA_DRAIN_TIMEOUT":          "",
+		"AULA_SMTP_URL":               "",
+		"AULA_MAIL_FROM":              "",
+		"AULA_BASE_URL":               "",
 	}
 	for i := 0; i+1 < len(overrides); i += 2 {
 		vars[overrides[i]] = overrides[i+1]
@@ -312,4 +317,93 @@ func TestUnknownCommand(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "frobnicate") || !strings.Contains(stderr, "Usage") {
 		t.Errorf("unknown command: %v, stderr %q", err, stderr)
 	}
+}
+
+func TestMailSettings(t *testing.T) {
+	down := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/aula?sslmode=disable", closedPort(t))
+	tests := []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"SMTP of another kind", []string{"AULA_SMTP_URL", "http://mail", "AULA_MAIL_FROM", "a@b.example", "AULA_BASE_URL", "https://a.example"},
+			[]string{"AULA_SMTP_URL", "smtp://"}},
+		{"sender missing", []string{"AULA_SMTP_URL", "smtp://mail:587", "AULA_BASE_URL", "https://a.example"}, []string{"AULA_MAIL_FROM"}},
+		{"base URL missing", []string{"AULA_SMTP_URL", "smtp://mail:587", "AULA_MAIL_FROM", "a@b.example"}, []string{"AULA_BASE_URL"}},
+		{"base URL not absolute", []string{"AULA_BASE_URL", "aula.example"}, []string{"AULA_BASE_URL", "https://"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env(t, down, tt.env...)
+			_, _, err := runCLI(t, "migrate")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestMailTestCommand(t *testing.T) {
+	srv := smtptest.StartPlain(t)
+	env(t, "postgres://unused@127.0.0.1:1/x", "AULA_SMTP_URL", srv.URL, "AULA_MAIL_FROM", "aula@school.example",
+		"AULA_BASE_URL", "https://aula.school.example")
+	out, _, err := runCLI(t, "mail", "test", "ops@school.example", "--lang", "es")
+	if err != nil || !strings.Contains(out, "ops@school.example") {
+		t.Fatalf("mail test: %v, printed %q", err, out)
+	}
+	if got := srv.Next(t); got.To != "ops@school.example" || got.Subject != "Prueba de correo de aula" {
+		t.Fatalf("received %q for %q", got.Subject, got.To)
+	}
+	env(t, "postgres://unused@127.0.0.1:1/x")
+	if _, _, err := runCLI(t, "mail", "test", "ops@school.example"); err == nil || !strings.Contains(err.Error(), "AULA_SMTP_URL") {
+		t.Fatalf("without SMTP: %v", err)
+	}
+}
+
+func TestSetPasswordReadsStandardInput(t *testing.T) {
+	db := pgtest.New(t)
+	env(t, db.URL)
+	if _, _, err := runCLI(t, "user", "create", "--email", "ana@example.com", "--name", "Ana", "--password", "old password 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Exec(`INSERT INTO sessions (id, user_id, data, expires_at) SELECT 's1', id, '', now() + interval '1 day' FROM users`)
+	withStdin(t, "a brand new password\n")
+	out, _, err := runCLI(t, "user", "set-password", "ANA@example.com")
+	if err != nil || !strings.Contains(out, "ana@example.com") {
+		t.Fatalf("set-password: %v, printed %q", err, out)
+	}
+	var sessions int64
+	db.Raw(`SELECT count(*) FROM sessions`).Scan(&sessions)
+	if sessions != 0 {
+		t.Errorf("%d sessions survive set-password", sessions)
+	}
+	if _, err := models.NewUsers(db.DB).Authenticate(context.Background(), "ana@example.com", "a brand new password"); err != nil {
+		t.Errorf("the new password does not sign in: %v", err)
+	}
+	withStdin(t, "short\n")
+	if _, _, err := runCLI(t, "user", "set-password", "ana@example.com"); err == nil {
+		t.Error("a short password was accepted")
+	}
+	if _, _, err := runCLI(t, "user", "set-password", "ana@example.com", "inline-password"); err == nil || !strings.Contains(err.Error(), "standard input") {
+		t.Errorf("a password as an argument: %v", err)
+	}
+}
+
+// withStdin makes os.Stdin read text for the rest of the test.
+func withStdin(t *testing.T, text string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString(text)
+	w.Close()
+	old := os.Stdin
+	os.Stdin = r
+	t.Cleanup(func() { os.Stdin = old; r.Close() })
 }

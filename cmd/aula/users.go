@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"gorm.io/gorm"
@@ -17,7 +20,7 @@ import (
 func userCmd(ctx context.Context, db *gorm.DB, args []string) error {
 	users := models.NewUsers(db)
 	if len(args) == 0 {
-		return errors.New("usage: aula user create|set-plan|list")
+		return errors.New("usage: aula user create|set-plan|set-password|list")
 	}
 	switch args[0] {
 	case "create":
@@ -49,6 +52,11 @@ func userCmd(ctx context.Context, db *gorm.DB, args []string) error {
 		}
 		fmt.Printf("%s is now on %s\n", u.Email, u.Plan)
 		return nil
+	case "set-password":
+		if len(args) != 2 {
+			return errors.New("usage: aula user set-password EMAIL (the password is read from standard input)")
+		}
+		return setPassword(ctx, users, args[1])
 	case "list":
 		list, err := users.List(ctx)
 		if err != nil {
@@ -61,7 +69,30 @@ func userCmd(ctx context.Context, db *gorm.DB, args []string) error {
 		}
 		return w.Flush()
 	}
-	return fmt.Errorf("unknown user command %q (create, set-plan, list)", args[0])
+	return fmt.Errorf("unknown user command %q (create, set-plan, set-password, list)", args[0])
+}
+
+// setPassword reads one line from standard input, never from an argument
+// (arguments show in `ps` and shell history), and sets it as the password.
+func setPassword(ctx context.Context, users *models.Users, email string) error {
+	u, err := users.GetByEmail(ctx, email)
+	if errors.Is(err, models.ErrNotFound) {
+		return fmt.Errorf("user set-password: no user with email %s", email)
+	}
+	if err != nil {
+		return fmt.Errorf("user set-password: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "New password for %s (one line on standard input): ", u.Email)
+	line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("user set-password: read standard input: %w", err)
+	}
+	password := strings.TrimRight(line, "\r\n")
+	if err := users.SetPassword(ctx, u.ID, password); err != nil {
+		return fmt.Errorf("user set-password: %w", err)
+	}
+	fmt.Printf("\npassword of %s set; every session of the account is signed out\n", u.Email)
+	return nil
 }
 
 // contentCmd runs `aula content import DIR`.

@@ -1,0 +1,158 @@
+package mail
+
+import (
+	"bytes"
+	"context"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+
+	"aula/i18n"
+	"aula/models"
+)
+
+// letter is what one email says, rendered as plain text and as HTML from
+// the same fields.
+type letter struct {
+	Lang, Greeting, Signature string
+	Paragraphs                []string
+	ActionText, ActionURL     string
+	// StopText and StopURL end optional email with the way to turn it off.
+	StopText, StopURL string
+}
+
+var textLetter = texttemplate.Must(texttemplate.New("text").Parse(`{{.Greeting}}
+{{range .Paragraphs}}
+{{.}}
+{{end}}{{if .ActionURL}}
+{{.ActionText}}:
+{{.ActionURL}}
+{{end}}
+{{.Signature}}
+{{if .StopURL}}
+--
+{{.StopText}}
+{{.StopURL}}
+{{end}}`))
+
+var htmlLetter = htmltemplate.Must(htmltemplate.New("html").Parse(`<!DOCTYPE html>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>
+<body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1f2933;max-width:36rem;margin:0 auto;padding:1rem">
+<p>{{.Greeting}}</p>
+{{range .Paragraphs}}<p>{{.}}</p>
+{{end}}{{if .ActionURL}}<p><a href="{{.ActionURL}}" style="display:inline-block;background:#1d4ed8;color:#fff;padding:.6rem 1rem;border-radius:.4rem;text-decoration:none">{{.ActionText}}</a></p>
+<p style="font-size:.85rem;color:#52606d">{{.ActionURL}}</p>
+{{end}}<p>{{.Signature}}</p>
+{{if .StopURL}}<hr><p style="font-size:.85rem;color:#52606d">{{.StopText}} <a href="{{.StopURL}}">{{.StopURL}}</a></p>
+{{end}}</body></html>
+`))
+
+// compose renders a letter to a message for to with the given subject.
+func compose(to, subject string, l letter) (Message, error) {
+	var text, html bytes.Buffer
+	if err := textLetter.Execute(&text, l); err != nil {
+		return Message{}, err
+	}
+	if err := htmlLetter.Execute(&html, l); err != nil {
+		return Message{}, err
+	}
+	return Message{To: to, Subject: subject, Text: text.String(), HTML: html.String()}, nil
+}
+
+// Post writes aula's emails to users, in their language, and queues them.
+// A nil *Post (no AULA_SMTP_URL) sends nothing.
+type Post struct {
+	mailer  *Mailer
+	baseURL string
+}
+
+// NewPost returns the post office for a mailer and the public base URL
+// (AULA_BASE_URL) that links in emails start with.
+func NewPost(m *Mailer, baseURL string) *Post {
+	return &Post{mailer: m, baseURL: strings.TrimRight(baseURL, "/")}
+}
+
+// Enabled reports whether email can be sent.
+func (p *Post) Enabled() bool { return p != nil && p.mailer != nil }
+
+// Wait blocks until queued email is sent, for a clean shutdown.
+func (p *Post) Wait() {
+	if p.Enabled() {
+		p.mailer.Wait()
+	}
+}
+
+func (p *Post) letter(u *models.User, optional bool, paragraphs ...string) letter {
+	lang := i18n.Normalize(u.Locale)
+	l := letter{Lang: lang, Greeting: i18n.In(lang, "mail.greeting", u.FirstName()),
+		Signature: i18n.In(lang, "mail.signature"), Paragraphs: paragraphs}
+	if optional {
+		l.StopText, l.StopURL = i18n.In(lang, "mail.stop"), p.baseURL+"/settings#email"
+	}
+	return l
+}
+
+func (p *Post) queue(to, subject string, l letter) error {
+	msg, err := compose(to, subject, l)
+	if err != nil {
+		return err
+	}
+	p.mailer.Queue(msg)
+	return nil
+}
+
+// Welcome greets a new user, unless they turned optional email off.
+func (p *Post) Welcome(u *models.User) error {
+	if !p.Enabled() || !u.OptionalEmail {
+		return nil
+	}
+	lang := i18n.Normalize(u.Locale)
+	l := p.letter(u, true, i18n.In(lang, "mail.welcome_body"))
+	l.ActionText, l.ActionURL = i18n.In(lang, "mail.welcome_action"), p.baseURL+"/learn"
+	return p.queue(u.Email, i18n.In(lang, "mail.welcome_subject"), l)
+}
+
+// ResetLink sends the single-use password reset link for token; it is
+// essential (the user asked for it), so it goes out whatever their choice.
+func (p *Post) ResetLink(u *models.User, token string) error {
+	if !p.Enabled() {
+		return nil
+	}
+	lang := i18n.Normalize(u.Locale)
+	l := p.letter(u, false, i18n.In(lang, "mail.reset_body"), i18n.In(lang, "mail.reset_ignore"))
+	l.ActionText, l.ActionURL = i18n.In(lang, "mail.reset_action"), p.ResetURL(token)
+	return p.queue(u.Email, i18n.In(lang, "mail.reset_subject"), l)
+}
+
+// ResetURL is the page that redeems a reset token.
+func (p *Post) ResetURL(token string) string { return p.baseURL + "/password/reset/" + token }
+
+// UpgradeDecision tells a student an admin approved or declined their
+// request to move to plan. It waits for the upgrade requests feature,
+// which will call it from its approve and decline actions.
+func (p *Post) UpgradeDecision(u *models.User, plan string, approved bool) error {
+	if !p.Enabled() || !u.OptionalEmail {
+		return nil
+	}
+	lang := i18n.Normalize(u.Locale)
+	subject, body := "mail.declined_subject", "mail.declined_body"
+	if approved {
+		subject, body = "mail.approved_subject", "mail.approved_body"
+	}
+	l := p.letter(u, true, i18n.In(lang, body, plan))
+	l.ActionText, l.ActionURL = i18n.In(lang, "mail.plans_action"), p.baseURL+"/upgrade"
+	return p.queue(u.Email, i18n.In(lang, subject, plan), l)
+}
+
+// Test sends a test message to address now, in lang, and returns the SMTP
+// outcome (`aula mail test`).
+func (p *Post) Test(ctx context.Context, address, lang string) error {
+	lang = i18n.Normalize(lang)
+	l := letter{Lang: lang, Greeting: i18n.In(lang, "mail.greeting", address),
+		Signature: i18n.In(lang, "mail.signature"), Paragraphs: []string{i18n.In(lang, "mail.test_body")}}
+	msg, err := compose(address, i18n.In(lang, "mail.test_subject"), l)
+	if err != nil {
+		return err
+	}
+	return p.mailer.Send(ctx, msg)
+}

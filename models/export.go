@@ -1,0 +1,196 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Export is everything aula keeps about one user, as the "download your
+// data" file carries it. Secrets (password hash, token hashes, session ids)
+// are left out: they are not the user's information but keys to it.
+type Export struct {
+	ExportedAt    time.Time            `json:"exportedAt"`
+	Account       ExportAccount        `json:"account"`
+	Conversations []ExportConversation `json:"conversations"`
+	Usage         []ExportUsage        `json:"usage"`
+	PlanChanges   []ExportPlanChange   `json:"planChanges"`
+	APITokens     []ExportToken        `json:"apiTokens"`
+	Sessions      []ExportSession      `json:"sessions"`
+}
+
+// ExportAccount is the account row.
+type ExportAccount struct {
+	ID            string    `json:"id"`
+	Email         string    `json:"email"`
+	Name          string    `json:"name"`
+	Plan          string    `json:"plan"`
+	Locale        string    `json:"locale"`
+	OptionalEmail bool      `json:"optionalEmail"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// ExportConversation is one thread with its messages, deleted ones included
+// (aula keeps them until the account goes).
+type ExportConversation struct {
+	ID             string          `json:"id"`
+	Title          string          `json:"title"`
+	Mode           string          `json:"mode"`
+	Style          string          `json:"style"`
+	LessonID       *string         `json:"lessonId"`
+	CreatedAt      time.Time       `json:"createdAt"`
+	LastActivityAt time.Time       `json:"lastActivityAt"`
+	DeletedAt      *time.Time      `json:"deletedAt"`
+	Messages       []ExportMessage `json:"messages"`
+}
+
+// ExportMessage is a question or an answer with its receipt and rating.
+type ExportMessage struct {
+	ID            string             `json:"id"`
+	Seq           int                `json:"seq"`
+	Role          string             `json:"role"`
+	Content       string             `json:"content"`
+	Status        string             `json:"status"`
+	CreatedAt     time.Time          `json:"createdAt"`
+	CompletedAt   *time.Time         `json:"completedAt"`
+	Provider      string             `json:"provider,omitempty"`
+	Model         string             `json:"model,omitempty"`
+	LatencyMs     *int               `json:"latencyMs,omitempty"`
+	TokensIn      *int               `json:"tokensIn,omitempty"`
+	TokensOut     *int               `json:"tokensOut,omitempty"`
+	ErrorCode     string             `json:"errorCode,omitempty"`
+	Metadata      json.RawMessage    `json:"metadata,omitempty"`
+	Rating        *string            `json:"rating,omitempty"`
+	RatingReason  *string            `json:"ratingReason,omitempty"`
+	RatingComment string             `json:"ratingComment,omitempty"`
+	RatedAt       *time.Time         `json:"ratedAt,omitempty"`
+	Attachments   []ExportAttachment `json:"attachments,omitempty"`
+}
+
+// ExportAttachment is an attached file's name and the text read from it.
+type ExportAttachment struct {
+	Filename      string    `json:"filename"`
+	MIME          string    `json:"mime"`
+	Size          int       `json:"size"`
+	ExtractedText string    `json:"extractedText"`
+	CreatedAt     time.Time `json:"createdAt"`
+}
+
+// ExportUsage is the questions asked in one month.
+type ExportUsage struct {
+	Period    string `json:"period"`
+	Questions int    `json:"questions"`
+}
+
+// ExportPlanChange is an admin's change of the user's plan.
+type ExportPlanChange struct {
+	FromPlan  string    `json:"fromPlan"`
+	ToPlan    string    `json:"toPlan"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// ExportToken is an API token's name and dates (never its secret).
+type ExportToken struct {
+	Name       string     `json:"name"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+	RevokedAt  *time.Time `json:"revokedAt"`
+}
+
+// ExportSession is a signed-in device.
+type ExportSession struct {
+	UserAgent  string    `json:"userAgent"`
+	Address    string    `json:"address"`
+	CreatedAt  time.Time `json:"createdAt"`
+	LastSeenAt time.Time `json:"lastSeenAt"`
+}
+
+// Export gathers the user's data in one read-only, repeatable-read
+// transaction, so the file is one consistent picture.
+func (s *Users) Export(ctx context.Context, id string, now time.Time) (*Export, error) {
+	u, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := &Export{ExportedAt: now, Account: ExportAccount{ID: u.ID, Email: u.Email, Name: u.Name, Plan: u.Plan,
+		Locale: u.Locale, OptionalEmail: u.OptionalEmail, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`).Error; err != nil {
+			return err
+		}
+		if err := exportConversations(tx, id, out); err != nil {
+			return err
+		}
+		return exportAccountRows(tx, id, out)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("export account: %w", err)
+	}
+	return out, nil
+}
+
+// exportConversations fills the threads, their messages and attachments.
+func exportConversations(tx *gorm.DB, userID string, out *Export) error {
+	var convs []Conversation
+	if err := tx.Where("user_id = ?", userID).Order("created_at, id").Find(&convs).Error; err != nil {
+		return err
+	}
+	var msgs []Message
+	if err := tx.Where("user_id = ?", userID).Order("conversation_id, seq").Find(&msgs).Error; err != nil {
+		return err
+	}
+	var atts []Attachment
+	if err := tx.Select("message_id, filename, mime, size, extracted_text, created_at").
+		Where("user_id = ?", userID).Order("created_at, id").Find(&atts).Error; err != nil {
+		return err
+	}
+	byMsg := map[string][]ExportAttachment{}
+	for _, a := range atts {
+		byMsg[a.MessageID] = append(byMsg[a.MessageID], ExportAttachment{Filename: a.Filename, MIME: a.Mime,
+			Size: a.Size, ExtractedText: a.ExtractedText, CreatedAt: a.CreatedAt})
+	}
+	byConv := map[string][]ExportMessage{}
+	for _, m := range msgs {
+		em := ExportMessage{ID: m.ID, Seq: m.Seq, Role: m.Role, Content: m.Content, Status: m.Status,
+			CreatedAt: m.CreatedAt, CompletedAt: m.CompletedAt, Provider: m.Provider, Model: m.Model,
+			LatencyMs: m.LatencyMs, TokensIn: m.TokensIn, TokensOut: m.TokensOut, ErrorCode: m.ErrorCode,
+			Rating: m.Rating, RatingReason: m.RatingReason, RatingComment: m.RatingComment, RatedAt: m.RatedAt,
+			Attachments: byMsg[m.ID]}
+		if len(m.Metadata) > 0 && string(m.Metadata) != "{}" {
+			em.Metadata = json.RawMessage(m.Metadata)
+		}
+		byConv[m.ConversationID] = append(byConv[m.ConversationID], em)
+	}
+	out.Conversations = make([]ExportConversation, 0, len(convs))
+	for _, c := range convs {
+		out.Conversations = append(out.Conversations, ExportConversation{ID: c.ID, Title: c.Title, Mode: c.Mode,
+			Style: c.Style, LessonID: c.LessonID, CreatedAt: c.CreatedAt, LastActivityAt: c.LastActivityAt,
+			DeletedAt: c.DeletedAt, Messages: byConv[c.ID]})
+	}
+	return nil
+}
+
+// exportAccountRows fills usage, plan changes, tokens and sessions.
+func exportAccountRows(tx *gorm.DB, userID string, out *Export) error {
+	out.Usage, out.PlanChanges, out.APITokens, out.Sessions = []ExportUsage{}, []ExportPlanChange{}, []ExportToken{}, []ExportSession{}
+	queries := []struct {
+		sql  string
+		dest any
+	}{
+		{`SELECT to_char(period, 'YYYY-MM') AS period, questions FROM plan_usage WHERE user_id = ? ORDER BY period`, &out.Usage},
+		{`SELECT from_plan, to_plan, created_at FROM plan_changes WHERE user_id = ? ORDER BY created_at, id`, &out.PlanChanges},
+		{`SELECT name, created_at, last_used_at, revoked_at FROM api_tokens WHERE user_id = ? ORDER BY created_at`, &out.APITokens},
+		{`SELECT user_agent, address, created_at, last_seen_at FROM sessions WHERE user_id = ? AND expires_at > now()
+			ORDER BY created_at`, &out.Sessions},
+	}
+	for _, q := range queries {
+		if err := tx.Raw(q.sql, userID).Scan(q.dest).Error; err != nil {
+			return err
+		}
+	}
+	return nil
+}
