@@ -82,7 +82,8 @@ func isH2(n ast.Node) bool {
 // and so is an intro made only of headings. src is Markdown without front
 // matter.
 func Chunks(title, src string) []Chunk {
-	source := []byte(src)
+	// Bounded as Render bounds it, so anchors and texts agree with the page.
+	source := []byte(bound(src))
 	_, blocks := parse(source)
 
 	var out []Chunk
@@ -173,7 +174,7 @@ func trimBlankLines(s string) string {
 // Outline returns the visible text of the lesson's top-level H2 and H3
 // headings in document order, for prompts that cannot hold a long lesson.
 func Outline(src string) []string {
-	source := []byte(src)
+	source := []byte(bound(src))
 	_, blocks := parse(source)
 	var out []string
 	for _, b := range blocks {

@@ -103,16 +103,17 @@ func Render(src string) string {
 const renderCacheSize = 256
 
 var (
-	renderCache = &htmlCache{size: renderCacheSize, m: make(map[[32]byte]string)}
-	answerCache = &htmlCache{size: 4096, m: make(map[[32]byte]string)}
+	renderCache = &htmlCache{size: renderCacheSize, convert: convertLesson, m: make(map[[32]byte]string)}
+	answerCache = &htmlCache{size: 4096, convert: convertAnswer, m: make(map[[32]byte]string)}
 )
 
 // htmlCache evicts an arbitrary entry when full: lessons are few and
 // uniformly hot, so LRU bookkeeping would buy little.
 type htmlCache struct {
-	size int
-	mu   sync.Mutex
-	m    map[[32]byte]string
+	size    int
+	convert func(goldmark.Markdown, string) string
+	mu      sync.Mutex
+	m       map[[32]byte]string
 }
 
 // render converts src with md, once per distinct content.
@@ -121,7 +122,7 @@ func (c *htmlCache) render(md goldmark.Markdown, src string) string {
 	if out, ok := c.get(key); ok {
 		return out
 	}
-	out := convert(md, src)
+	out := c.convert(md, src)
 	c.put(key, out)
 	return out
 }
@@ -148,14 +149,33 @@ func (c *htmlCache) put(k [32]byte, v string) {
 // RenderAnswer converts tutor-answer Markdown to sanitized HTML like Render
 // but without heading ids, for pages that show many answers at once.
 // Output is cached by content: a thread's answers are drawn on every visit.
+// Model output is untrusted: it is bounded (see bound) and cut at
+// MaxAnswerBytes so that any answer renders in time linear in its size.
 func RenderAnswer(src string) string {
 	return answerCache.render(answerMD, src)
+}
+
+// convertLesson renders a lesson bounded like an answer but never cut:
+// lessons come from the content team and may be long.
+func convertLesson(md goldmark.Markdown, src string) string {
+	return convert(md, bound(src))
+}
+
+// convertAnswer renders the first MaxAnswerBytes of an answer as bounded
+// Markdown and the rest, if any, as preformatted text.
+func convertAnswer(md goldmark.Markdown, src string) string {
+	head, rest := splitAnswer(src)
+	out := convert(md, bound(head))
+	if rest != "" {
+		out += policy.Sanitize("<pre>" + escapeHTML(rest) + "</pre>")
+	}
+	return out
 }
 
 // RenderInline renders a one-paragraph snippet (a title, a suggestion)
 // without the wrapping <p>; block content is rendered as Render would.
 func RenderInline(src string) string {
-	out := convert(answerMD, strings.TrimSpace(src))
+	out := convertAnswer(answerMD, strings.TrimSpace(src))
 	trimmed := strings.TrimSuffix(out, "\n")
 	if strings.HasPrefix(trimmed, "<p>") && strings.HasSuffix(trimmed, "</p>") &&
 		strings.Count(trimmed, "<p>") == 1 {

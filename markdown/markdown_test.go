@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"fmt"
+	"github.com/yuin/goldmark/text"
 	"regexp"
 	"strings"
 	"testing"
@@ -442,13 +443,27 @@ func FuzzRender(f *testing.F) {
 		"\x00<script>\x00",
 		"> ## q\n> <iframe>",
 	}, xssPayloads...)
+	for _, c := range costlyInputs() {
+		seeds = append(seeds, c.src)
+	}
 	for _, s := range seeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		assertInert(t, src, Render(src))
+		assertInert(t, src, RenderAnswer(src))
 		_ = Chunks("t", src)
 		_ = Outline(src)
+		// The work is bounded whatever the input (see TestCostlyMarkdownIsBounded).
+		head, _ := splitAnswer(src)
+		bounded := []byte(bound(head))
+		doc := answerMD.Parser().Parse(text.NewReader(bounded))
+		if d := astDepth(doc); d > maxASTDepth {
+			t.Errorf("document nests %d deep", d)
+		}
+		if n := paragraphDelimiters(doc, bounded); n > MaxDelimiters {
+			t.Errorf("a paragraph keeps %d live delimiters", n)
+		}
 	})
 }
 
