@@ -12,7 +12,7 @@ import (
 	"aula/tutor"
 )
 
-// idRoute is one route of DESIGN.md's browser table that takes an id.
+// idRoute is one browser route that takes an id.
 type idRoute struct {
 	method, path string     // path with {cid}, {mid}, {aid} or {lesson}
 	form         url.Values // extra form fields of a POST

@@ -23,7 +23,7 @@ import (
 // redirecting to a page that refreshes until the answer is complete.
 const noJSWait = 90 * time.Second
 
-// ask records a question in the user's thread (DESIGN.md, "The life of a question").
+// ask records a question in the user's thread and starts its answer, which the page then streams.
 func (a *App) ask(c echo.Context) error {
 	conv, err := a.Conversations.Get(c.Request().Context(), chrome(c).User.ID, c.Param("cid"))
 	if err != nil {

@@ -312,16 +312,6 @@ func (p *aulaProc) rss() (now, peak int64, err error) {
 	return now, peak, nil
 }
 
-// exited reports whether the process has ended, and how.
-func (p *aulaProc) exited() (bool, error) {
-	select {
-	case <-p.done:
-		return true, p.err
-	default:
-		return false, nil
-	}
-}
-
 // percentile is the nearest-rank p-th percentile (0 < p <= 100) of ds.
 func percentile(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {

@@ -17,7 +17,7 @@ import (
 	"aula/views"
 )
 
-// stream is the SSE stream of one assistant message (DESIGN.md, step 4):
+// stream is the SSE stream of one assistant message:
 // `chunk` events (escaped text; id = the byte offset after it), `slow`,
 // then `done` (the finished bubble) or `error` (the failed bubble with
 // Retry). Last-Event-ID, or ?offset=, resumes without loss or doubling.

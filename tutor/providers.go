@@ -66,7 +66,7 @@ func ModelOf(p Provider) string {
 	return ""
 }
 
-// CredentialsFromEnv reads the provider variables DESIGN.md lists; pass
+// CredentialsFromEnv reads the provider variables the README lists; pass
 // os.Getenv.
 func CredentialsFromEnv(getenv func(string) string) Credentials {
 	return Credentials{

@@ -155,11 +155,6 @@ func buildQueries(text string) tsQueries {
 	return tq
 }
 
-// orQuery turns free text into an OR of its words for to_tsquery: any
-// shared word matches and the rank rewards chunks sharing more of them,
-// where plainto_tsquery's AND would miss on one unknown word.
-func orQuery(text string) string { return strings.Join(queryTerms(text), " | ") }
-
 // queryTerms are the distinct topic words of text, in order. Only letters
 // and digits survive, so they cannot break tsquery syntax.
 func queryTerms(text string) []string {

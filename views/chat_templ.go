@@ -1097,7 +1097,8 @@ func chatTitle(ctx context.Context, v ChatView) string {
 	return threadTitle(ctx, v.Title)
 }
 
-// current marks the active thread with aria-current="true" (DESIGN.md's hook).
+// current marks the active thread with aria-current="true", the hook the
+// stylesheet and the browser tests find it by.
 func current(active bool) templ.Attributes {
 	if active {
 		return templ.Attributes{"aria-current": "true"}

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -431,16 +430,4 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-}
-
-// logLines returns the process's JSON log records whose msg is msg.
-func (p *proc) logLines(msg string) []map[string]any {
-	var out []map[string]any
-	for _, line := range strings.Split(p.log.String(), "\n") {
-		var rec map[string]any
-		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == msg {
-			out = append(out, rec)
-		}
-	}
-	return out
 }

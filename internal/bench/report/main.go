@@ -81,12 +81,9 @@ func Parse(r io.Reader) (Result, error) {
 
 // human renders a value in its unit, and time per operation also in ms.
 func human(f Figure) string {
-	v := strconv.FormatFloat(f.Value, 'f', -1, 64)
-	switch {
-	case f.Value == float64(int64(f.Value)) || f.Value >= 1e5:
+	v := strconv.FormatFloat(f.Value, 'f', 2, 64)
+	if f.Value == float64(int64(f.Value)) || f.Value >= 1e5 {
 		v = strconv.FormatFloat(f.Value, 'f', 0, 64)
-	default:
-		v = strconv.FormatFloat(f.Value, 'f', 2, 64)
 	}
 	if f.Unit == "ns/op" && f.Value >= 1e5 {
 		return fmt.Sprintf("%s ns/op (%.2f ms/op)", v, f.Value/1e6)
