@@ -252,7 +252,7 @@ func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
 		}
 		return emitAll(emit, tokens[1:]...)
 	}}
-	s := newServer(t, withProvider(p), func(c *tutor.Config) { c.LeaseTTL = time.Second })
+	s := newServer(t, withProvider(p), func(c *tutor.Config) { c.Stream.LeaseTTL = time.Second })
 	u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanFree)
 	st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
 	cid := newThread(t, st.web)

@@ -18,6 +18,7 @@ import (
 	"aula/internal/webtest"
 	"aula/models"
 	"aula/tutor"
+	"aula/tutor/stream"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -43,7 +44,7 @@ func newServer(t testing.TB, opts ...func(*tutor.Config)) *server {
 	}
 	s := &server{DB: db, SQLs: countStatements(t, db.DB)}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := tutor.Config{DB: db.DB, Logger: log}
+	cfg := tutor.Config{DB: db.DB, Logger: log, Stream: stream.Config{DatabaseURL: db.URL}}
 	for _, o := range opts {
 		o(&cfg)
 	}

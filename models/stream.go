@@ -21,9 +21,10 @@ const (
 	CancelChannel = "aula_cancel"
 )
 
-// DefaultLeaseTTL is how long a generation's lease lasts when the caller
-// gives none; the owner's heartbeat renews it well before.
-const DefaultLeaseTTL = 30 * time.Second
+// DefaultLeaseTTL is how long a generation's lease outlives its owner's
+// last renewal when nothing else is configured (AULA_LEASE_TTL): a dead
+// process's answers fail within about 4/3 of it.
+const DefaultLeaseTTL = 15 * time.Second
 
 // ErrLeaseLost means the answer is no longer streaming under this
 // instance's lease: another process declared it dead and finished it.

@@ -8,12 +8,13 @@ import (
 	"unicode/utf8"
 
 	"aula/models"
+	"aula/tutor/stream"
 )
 
 // peer is a second service on the fixture's database: another process.
 func (f *fixture) peer(tweak ...func(*Config)) *Service {
 	f.t.Helper()
-	cfg := Config{DB: f.db.DB, Now: f.now.Now, LeaseTTL: time.Second, PollInterval: 200 * time.Millisecond,
+	cfg := Config{DB: f.db.DB, Now: f.now.Now, Stream: stream.Config{DatabaseURL: f.db.URL, LeaseTTL: time.Second, PollInterval: 200 * time.Millisecond},
 		NewProvider: func(ctx context.Context, name, model string, creds Credentials) (Provider, error) {
 			return f.prov, nil
 		}, FirstTokenTimeout: time.Minute, AnswerTimeout: time.Minute}
@@ -108,7 +109,7 @@ func TestStreamFollowedFromAnotherProcess(t *testing.T) {
 	if want := final.Content[cut-1:]; rest != want {
 		t.Fatalf("followed rest:\n%q\nwant\n%q", rest, want)
 	}
-	if other.ScaleStats().Remote == 0 {
+	if other.Streams().Stats().Remote == 0 {
 		t.Fatal("the peer did not follow remotely")
 	}
 	// Wait on the peer (the JSON chat path) sees the stored answer too.
@@ -178,8 +179,8 @@ func TestDeadOwnerAnswerFailsOnceAndFollowersSeeIt(t *testing.T) {
 		t.Fatalf("follower saw %q then %s %q %q", text, final.Status, final.ErrorCode, final.Content)
 	}
 	// Both peers sweep; the question is refunded exactly once.
-	a.sweepOnce(context.Background())
-	b.sweepOnce(context.Background())
+	a.Streams().Sweep(context.Background())
+	b.Streams().Sweep(context.Background())
 	if f.used(u) != 0 {
 		t.Fatalf("used %d after the sweep", f.used(u))
 	}
@@ -191,7 +192,7 @@ func TestDeadOwnerAnswerFailsOnceAndFollowersSeeIt(t *testing.T) {
 }
 
 func TestLiveLeasesSurviveAnotherStart(t *testing.T) {
-	f := newFixture(t, func(c *Config) { c.LeaseTTL = time.Second })
+	f := newFixture(t, func(c *Config) { c.Stream.LeaseTTL = time.Second })
 	u := f.user(models.PlanPro)
 	c := f.conv(u, models.ModeTutor, "", "")
 	release := make(chan struct{})
@@ -216,15 +217,15 @@ func TestLiveLeasesSurviveAnotherStart(t *testing.T) {
 	other := f.peer()
 	streams, _ := models.NewStreams(f.db.DB)
 	first, _, err := streams.LeaseOf(context.Background(), mid)
-	if err != nil || first != f.svc.InstanceID() {
-		t.Fatalf("lease owner %q (%v), want %q", first, err, f.svc.InstanceID())
+	if err != nil || first != f.svc.Streams().InstanceID() {
+		t.Fatalf("lease owner %q (%v), want %q", first, err, f.svc.Streams().InstanceID())
 	}
 	var renewed bool
 	_, start, _ := streams.LeaseOf(context.Background(), mid)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !renewed; time.Sleep(50 * time.Millisecond) {
 		_, until, _ := streams.LeaseOf(context.Background(), mid)
 		renewed = until != nil && start != nil && until.Sub(*start) > 1500*time.Millisecond
-		other.sweepOnce(context.Background())
+		other.Streams().Sweep(context.Background())
 	}
 	if !renewed {
 		t.Fatal("the lease was not renewed past its first expiry")

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -16,6 +14,7 @@ import (
 	"gorm.io/gorm"
 
 	"aula/models"
+	"aula/tutor/stream"
 )
 
 // Service defaults.
@@ -58,14 +57,19 @@ var (
 // QuotaError is the detail of ErrQuotaExceeded.
 type QuotaError = models.QuotaError
 
-// Causes of a generation's end, told apart through context.Cause.
+// Causes of a generation's end, told apart through context.Cause (the
+// stream package sets the others: stop, shutdown, lease lost).
 var (
-	errCancelled         = errors.New("cancelled by the user")
 	errFirstTokenTimeout = errors.New("no first token in time")
 	errAnswerTimeout     = errors.New("answer took too long")
-	errShutdown          = errors.New("server shutting down")
 	errAnswerTooLong     = errors.New("answer reached the size cap")
 )
+
+// Final is how an answer ended (see stream.Final).
+type Final = stream.Final
+
+// Subscription reads one answer (see stream.Subscription).
+type Subscription = stream.Subscription
 
 // Config is what a Service is built from.
 type Config struct {
@@ -92,57 +96,25 @@ type Config struct {
 	// CheckCredentials says whether a provider can be used; default CheckCredentials.
 	CheckCredentials func(name string, creds Credentials) error
 
-	// InstanceID names this process in answer leases and logs; default NewInstanceID().
-	InstanceID string
-	// DatabaseURL is for the LISTEN connection that follows answers other
-	// processes generate; default the DSN DB was opened with ("" and no
-	// DSN: followers poll every PollInterval).
-	DatabaseURL string
-	// LeaseTTL bounds how long a dead process's answers stay streaming
-	// (default 15s; renewed every LeaseTTL/3).
-	LeaseTTL time.Duration
-	// SweepInterval is how often expired leases are looked for (default LeaseTTL/3).
-	SweepInterval time.Duration
-	// FlushInterval and FlushBytes batch the answer text written to the
-	// row and notified (defaults 100ms and 4 KiB).
-	FlushInterval time.Duration
-	FlushBytes    int
-	// PollInterval is how often a follower re-reads the row without a
-	// notification (default 1s).
-	PollInterval time.Duration
+	// Stream tunes the answers in flight: leases, batching, the LISTEN
+	// connection (its DatabaseURL) and polling; its clock defaults to Now.
+	Stream stream.Config
 }
 
 // Service answers questions: Ask records them and starts a generation
-// that streams through the hub; every front calls it.
+// that streams through the stream broker; every front calls it.
 type Service struct {
 	cfg    Config
 	log    *slog.Logger
-	hub    *Hub
 	convs  *models.Conversations
 	msgs   *models.Messages
 	quotas *models.Quotas
 	routes *models.AIRoutes
 	users  *models.Users
 	retr   *Retriever
-
-	base context.Context
-	stop context.CancelCauseFunc
-	mu   sync.Mutex // guards closed and wg.Add against Close
-	wg   sync.WaitGroup
-
-	closed bool
-
-	// Several processes on one database (relay.go, lease.go).
-	id         string
-	streams    *models.Streams
-	listener   *listener
-	bgCtx      context.Context // heartbeat, sweep, LISTEN and followers: outlive the generations
-	bgStop     context.CancelFunc
-	bg         sync.WaitGroup
-	startOnce  sync.Once
-	streamsErr error
-	flushes    atomic.Int64
-	remotes    atomic.Int64
+	// streams carries the answers in flight to their readers, here and
+	// on other processes, and drains them on shutdown.
+	streams *stream.Broker
 }
 
 // New builds a service; call Start before serving and Close on shutdown.
@@ -183,39 +155,15 @@ func New(cfg Config) *Service {
 	if cfg.CheckCredentials == nil {
 		cfg.CheckCredentials = CheckCredentials
 	}
-	if cfg.InstanceID == "" {
-		cfg.InstanceID = NewInstanceID()
+	if cfg.Stream.Now == nil {
+		cfg.Stream.Now = cfg.Now
 	}
-	if cfg.DatabaseURL == "" {
-		cfg.DatabaseURL = dsnOf(cfg.DB)
-	}
-	if cfg.LeaseTTL <= 0 {
-		cfg.LeaseTTL = DefaultLeaseTTL
-	}
-	if cfg.SweepInterval <= 0 {
-		cfg.SweepInterval = cfg.LeaseTTL / 3
-	}
-	if cfg.FlushInterval <= 0 {
-		cfg.FlushInterval = DefaultFlushInterval
-	}
-	if cfg.FlushBytes <= 0 {
-		cfg.FlushBytes = DefaultFlushBytes
-	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = DefaultPollInterval
-	}
-	base, stop := context.WithCancelCause(context.Background())
-	bgCtx, bgStop := context.WithCancel(context.Background())
+	streams := stream.New(cfg.DB, cfg.Stream, cfg.Logger)
 	s := &Service{
-		cfg: cfg, log: cfg.Logger.With("instance", cfg.InstanceID), hub: NewHub(),
+		cfg: cfg, log: cfg.Logger.With("instance", streams.InstanceID()),
 		convs: models.NewConversations(cfg.DB), msgs: models.NewMessages(cfg.DB),
 		quotas: models.NewQuotas(cfg.DB), routes: models.NewAIRoutes(cfg.DB), users: models.NewUsers(cfg.DB),
-		retr: NewRetriever(cfg.DB), base: base, stop: stop,
-		id: cfg.InstanceID, bgCtx: bgCtx, bgStop: bgStop,
-	}
-	s.streams, s.streamsErr = models.NewStreams(cfg.DB)
-	if cfg.DatabaseURL != "" {
-		s.listener = newListener(cfg.DatabaseURL, s.log, s.cancelLocal)
+		retr: NewRetriever(cfg.DB), streams: streams,
 	}
 	return s
 }
@@ -227,64 +175,29 @@ func New(cfg Config) *Service {
 // background work shared with the other processes: the LISTEN connection,
 // the lease heartbeat and the sweep of expired leases.
 func (s *Service) Start(ctx context.Context) error {
-	if s.streamsErr != nil {
-		return fmt.Errorf("start tutor: %w", s.streamsErr)
-	}
-	ids, err := s.streams.FailExpired(ctx, s.now())
-	if err != nil {
+	if err := s.streams.Start(ctx); err != nil {
 		return fmt.Errorf("start tutor: %w", err)
-	}
-	if len(ids) > 0 {
-		s.log.Warn("tutor: answers interrupted by a stopped process marked failed", "count", len(ids))
 	}
 	if err := s.SeedRoutes(ctx, s.cfg.DefaultProvider, s.cfg.DefaultModel); err != nil {
 		return fmt.Errorf("start tutor: %w", err)
 	}
-	s.startOnce.Do(func() {
-		if s.listener != nil {
-			ready := make(chan struct{})
-			s.bg.Add(1)
-			go func() {
-				defer s.bg.Done()
-				s.listener.run(s.bgCtx, ready)
-			}()
-			// Followers and remote cancels work from the first request
-			// when the connection comes up quickly; if not, they poll.
-			select {
-			case <-ready:
-			case <-time.After(2 * time.Second):
-			case <-ctx.Done():
-			}
-		}
-		s.bg.Add(2)
-		go s.heartbeat(s.bgCtx)
-		go s.sweep(s.bgCtx)
-	})
 	return nil
-}
-
-// cancelLocal stops an answer this process generates, on another
-// process's request (the student pressed stop there).
-func (s *Service) cancelLocal(msgID string) {
-	if st := s.hub.get(msgID); st != nil {
-		st.cancel(errCancelled)
-	}
 }
 
 // Close stops accepting questions, ends the generations in flight (they
 // fail as "interrupted", refunded) and waits for them to be stored.
-func (s *Service) Close() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
-	s.stop(errShutdown)
-	s.wg.Wait()
-	s.bgStop()
-	s.bg.Wait()
-}
+func (s *Service) Close() { s.streams.Close() }
 
-// Hub is the service's in-flight generations, for fronts that subscribe directly.
-func (s *Service) Hub() *Hub { return s.hub }
+// Drain is a graceful stop: it refuses new questions (ErrClosed), lets the
+// answers in flight finish until ctx ends, then Closes, which stores any
+// still running as interrupted (and refunds them).
+func (s *Service) Drain(ctx context.Context) { s.streams.Drain(ctx) }
+
+// Streams is the answers in flight, for the fronts that read them.
+func (s *Service) Streams() *stream.Broker { return s.streams }
+
+// Hub is the service's in-flight generations.
+func (s *Service) Hub() *stream.Hub { return s.streams.Hub() }
 
 func (s *Service) now() time.Time { return s.cfg.Now().UTC() }
 
@@ -311,7 +224,7 @@ type AskResult struct {
 
 // job is one generation to run.
 type job struct {
-	st        *stream
+	st        *stream.Stream
 	answer    models.Message
 	conv      models.Conversation
 	question  string // the student's text, attachment included
@@ -340,13 +253,11 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		content = "📎 " + in.Attachment.Filename
 	}
 	aid := uuid.NewString()
-	genCtx, cancel := context.WithCancelCause(s.base)
-	st, _ := s.hub.open(aid, in.UserID, cancel)
+	st, genCtx, _ := s.streams.Open(aid, in.UserID)
 	turn, err := s.msgs.BeginTurn(ctx, models.TurnInput{UserID: in.UserID, ConversationID: in.ConversationID,
-		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment, Lease: s.lease()})
+		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment, Lease: s.streams.Lease()})
 	if err != nil {
-		s.hub.remove(aid, st)
-		cancel(nil)
+		s.streams.Abandon(st)
 		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) {
 			return nil, err
 		}
@@ -370,16 +281,9 @@ func withAttachment(content, filename, text string) string {
 	return fmt.Sprintf("%s\n\n[Attached file %q]\n%s", content, filename, clipRunes(text, maxAttachmentChars))
 }
 
-// launch starts the generation goroutine unless the service is closing.
+// launch starts the generation unless the service is closing.
 func (s *Service) launch(ctx context.Context, j *job) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.wg.Add(1)
-	go s.generate(ctx, j)
-	return true
+	return s.streams.Launch(func() { s.generate(ctx, j) }) == nil
 }
 
 // Retry regenerates an answer of the user in place (same id and seq):
@@ -387,19 +291,16 @@ func (s *Service) launch(ctx context.Context, j *job) bool {
 // reserved again, so ErrQuotaExceeded is possible. It returns the reopened
 // (streaming) answer.
 func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Message, error) {
-	genCtx, cancel := context.WithCancelCause(s.base)
-	st, ok := s.hub.open(msgID, userID, cancel)
+	st, genCtx, ok := s.streams.Open(msgID, userID)
 	if !ok {
-		cancel(nil)
 		if _, err := s.msgs.Get(ctx, userID, msgID); err != nil {
 			return nil, err
 		}
 		return nil, ErrNotRetryable
 	}
-	answer, question, err := s.msgs.BeginRetry(ctx, userID, msgID, s.now(), s.lease())
+	answer, question, err := s.msgs.BeginRetry(ctx, userID, msgID, s.now(), s.streams.Lease())
 	if err != nil {
-		s.hub.remove(msgID, st)
-		cancel(nil)
+		s.streams.Abandon(st)
 		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) || errors.Is(err, ErrNotRetryable) {
 			return nil, err
 		}
@@ -426,87 +327,19 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 // Cancel stops the user's answer in generation and waits until it is
 // stored: the partial text is kept with status cancelled. A cancelled
 // answer that had text still counts against the quota (the student got
-// part of an answer); one stopped before any text is refunded. Cancelling
-// a finished answer does nothing. An answer another process generates is
-// stopped there (through a notification) and waited for the same way.
+// part of an answer); one stopped before any text is refunded.
 func (s *Service) Cancel(ctx context.Context, userID, msgID string) error {
-	st := s.hub.get(msgID)
-	if st == nil || st.userID != userID {
-		m, err := s.msgs.Get(ctx, userID, msgID)
-		if err != nil {
-			return err
-		}
-		if st == nil && m.Role == models.RoleAssistant && m.Status == models.StatusStreaming {
-			if st := s.hub.get(msgID); st == nil {
-				return s.cancelRemote(ctx, userID, msgID)
-			}
-			return s.Cancel(ctx, userID, msgID)
-		}
-		return nil
-	}
-	st.cancel(errCancelled)
-	sub := st.subscribe(st.len())
-	defer sub.Close()
-	for {
-		_, _, final, err := sub.Next(ctx)
-		if err != nil {
-			return err
-		}
-		if final != nil {
-			return nil
-		}
-	}
+	return s.streams.Cancel(ctx, userID, msgID)
 }
 
-// Stream subscribes to the user's answer from a byte offset: the missed
-// text, then live text, then the final state. A finished answer replays
-// from the database; one another process generates is followed through
-// the database (its row and notifications). Someone else's message is
-// models.ErrNotFound.
+// Stream subscribes to the user's answer from a byte offset (see stream.Broker.Subscribe).
 func (s *Service) Stream(ctx context.Context, userID, msgID string, offset int) (*Subscription, error) {
-	if st := s.hub.get(msgID); st != nil {
-		if st.userID != userID {
-			return nil, models.ErrNotFound
-		}
-		return st.subscribe(offset), nil
-	}
-	m, err := s.msgs.Get(ctx, userID, msgID)
-	if err != nil {
-		return nil, err
-	}
-	if m.Role != models.RoleAssistant {
-		return nil, models.ErrNotFound
-	}
-	if m.Status == models.StatusStreaming {
-		// The generation was registered here before its row was committed
-		// and is removed only after its final state is stored, so a
-		// streaming row not in the hub is generated by another process
-		// (or by one that died, whose lease the sweep will end).
-		if st := s.hub.get(msgID); st != nil {
-			return st.subscribe(offset), nil
-		}
-		return s.remoteSubscribe(userID, msgID, offset), nil
-	}
-	return finishedSubscription(m, offset), nil
+	return s.streams.Subscribe(ctx, userID, msgID, offset)
 }
 
-// Wait blocks until the user's answer is finished and returns it as
-// stored: the no-JavaScript path and the JSON chat endpoint use it.
+// Wait blocks until the user's answer is finished and returns it as stored.
 func (s *Service) Wait(ctx context.Context, userID, msgID string) (*models.Message, error) {
-	sub, err := s.Stream(ctx, userID, msgID, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer sub.Close()
-	for {
-		_, _, final, err := sub.Next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if final != nil {
-			return final.Message, nil
-		}
-	}
+	return s.streams.Wait(ctx, userID, msgID)
 }
 
 // outcome is how a generation ended.
@@ -526,21 +359,15 @@ type outcome struct {
 // generate runs one answer to its end and stores it; it never returns
 // before the row leaves the streaming status.
 func (s *Service) generate(ctx context.Context, j *job) {
-	defer s.wg.Done()
 	j.start = s.now()
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, s.cfg.AnswerTimeout, errAnswerTimeout)
 	defer cancelTimeout()
-	defer j.st.cancel(nil)
-	stop, persisted := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(persisted)
-		s.persist(j, stop)
-	}()
+	defer j.st.Cancel(nil)
+	stopPersist := s.streams.Persist(j.st)
 	o := s.run(ctx, j)
 	// The batch writer stops before Finish, so a late batch cannot race
 	// the final text (it would be refused anyway: the row is no longer streaming).
-	close(stop)
-	<-persisted
+	stopPersist()
 	s.store(j, o)
 }
 
@@ -591,25 +418,25 @@ func (s *Service) run(ctx context.Context, j *job) (o outcome) {
 			o.ttft = &ms
 		}
 		if size+len(tok) > s.cfg.MaxAnswerBytes {
-			tok = tok[:completeRunes([]byte(tok[:s.cfg.MaxAnswerBytes-size]))]
-			j.st.append(tok)
+			tok = tok[:stream.CompleteRunes([]byte(tok[:s.cfg.MaxAnswerBytes-size]))]
+			j.st.Append(tok)
 			size += len(tok)
 			o.truncated = true
 			return errAnswerTooLong
 		}
-		j.st.append(tok)
+		j.st.Append(tok)
 		size += len(tok)
 		return nil
 	}
 	usage, err := prov.Stream(streamCtx, req, onToken)
 	o.usage = usage
-	text := strings.ToValidUTF8(j.st.text(), "\uFFFD")
+	text := strings.ToValidUTF8(j.st.Text(), "\uFFFD")
 	switch {
 	case o.truncated:
 		o.status, o.content = models.StatusComplete, text
-	case errors.Is(context.Cause(streamCtx), errCancelled):
+	case errors.Is(context.Cause(streamCtx), stream.ErrCancelled):
 		o.status, o.content = models.StatusCancelled, text
-	case errors.Is(context.Cause(streamCtx), errLeaseLost):
+	case errors.Is(context.Cause(streamCtx), stream.ErrLeaseLost):
 		o.status, o.code = models.StatusFailed, CodeInterrupted
 	case streamCtx.Err() != nil:
 		o.status, o.code = models.StatusFailed, causeCode(streamCtx)
@@ -643,7 +470,7 @@ func causeCode(ctx context.Context) string {
 		return CodeFirstTokenTimeout
 	case errors.Is(cause, errAnswerTimeout):
 		return CodeAnswerTimeout
-	case errors.Is(cause, errShutdown):
+	case errors.Is(cause, stream.ErrShutdown):
 		return CodeInterrupted
 	default:
 		return CodeInterrupted
@@ -667,7 +494,7 @@ func providerErrorCode(err error) string {
 // store persists the outcome, refunds a failed (or empty cancelled)
 // question, then publishes the final state and frees the buffer.
 func (s *Service) store(j *job, o outcome) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.base), persistTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
 	defer cancel()
 	if o.status == models.StatusFailed {
 		o.content = "" // a failed answer is never kept half-written
@@ -679,17 +506,12 @@ func (s *Service) store(j *job, o outcome) {
 	meta, _ := json.Marshal(o.receipt)
 	in := models.FinishInput{Status: o.status, Content: o.content, ErrorCode: o.code, Provider: o.provider, Model: o.model,
 		LatencyMs: int(s.now().Sub(j.start).Milliseconds()), TtftMs: o.ttft,
-		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now(), LeaseOwner: s.id}
+		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now(), LeaseOwner: s.streams.InstanceID()}
 	stored, err := s.msgs.Finish(ctx, j.answer.ID, in)
 	if err != nil {
 		// The row stays streaming; its lease is no longer renewed, so the
 		// sweep fails and refunds it.
 		s.log.Error("tutor: store answer", "message", j.answer.ID, "err", err)
-	}
-	if stored {
-		if err := s.streams.NotifyEnd(ctx, j.answer.ID); err != nil {
-			s.log.Warn("tutor: notify followers", "message", j.answer.ID, "err", err)
-		}
 	}
 	// Only the process that stored the final state refunds: a row another
 	// process already ended (lease expired) was refunded by that process.
@@ -706,15 +528,14 @@ func (s *Service) store(j *job, o outcome) {
 		m = &j.answer
 		m.Status, m.Content, m.ErrorCode, m.Metadata = o.status, o.content, o.code, meta
 	}
-	j.st.finish(finalOf(m))
-	s.hub.remove(j.answer.ID, j.st)
+	s.streams.End(ctx, j.st, m, stored)
 }
 
 // finishFailed ends a job that never ran.
 func (s *Service) finishFailed(j *job, code string) {
 	j.start = s.now()
 	s.store(j, outcome{status: models.StatusFailed, code: code})
-	j.st.cancel(nil)
+	j.st.Cancel(nil)
 }
 
 // buildRequest assembles what the provider sees and the receipt saying so.

@@ -11,6 +11,7 @@ import (
 
 	"aula/internal/pgtest"
 	"aula/models"
+	"aula/tutor/stream"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -96,8 +97,9 @@ func newFixture(t testing.TB, tweak ...func(*Config)) *fixture {
 	db := pgtest.New(t)
 	f := &fixture{t: t, db: db, prov: &scripted{}, now: &clock{t: time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)}}
 	cfg := Config{
-		DB:  db.DB,
-		Now: f.now.Now,
+		DB:     db.DB,
+		Now:    f.now.Now,
+		Stream: stream.Config{DatabaseURL: db.URL},
 		NewProvider: func(ctx context.Context, name, model string, creds Credentials) (Provider, error) {
 			return f.prov, nil
 		},

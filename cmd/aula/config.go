@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"aula/mail"
+	"aula/models"
 	"aula/tutor"
 )
 
@@ -70,7 +71,7 @@ func loadConfig() (*config, error) {
 		FirstTokenTimeout: e.duration("AULA_FIRST_TOKEN_TIMEOUT", 30*time.Second),
 		AnswerTimeout:     e.duration("AULA_ANSWER_TIMEOUT", 3*time.Minute),
 		DrainTimeout:      e.duration("AULA_DRAIN_TIMEOUT", 20*time.Second),
-		LeaseTTL:          e.duration("AULA_LEASE_TTL", tutor.DefaultLeaseTTL),
+		LeaseTTL:          e.duration("AULA_LEASE_TTL", models.DefaultLeaseTTL),
 		InstanceID:        e.str("AULA_INSTANCE_ID", ""),
 		SecureCookies:     e.boolean("AULA_SECURE_COOKIES"),
 		SMTPURL:           e.str("AULA_SMTP_URL", ""),

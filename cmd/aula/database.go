@@ -19,7 +19,9 @@ import (
 
 // database is the open, migrated database and, when aula manages it, the cluster.
 type database struct {
-	Gorm    *gorm.DB
+	Gorm *gorm.DB
+	// URL is what Gorm was opened with (the LISTEN connection uses it too).
+	URL     string
 	cluster *pgcluster.Cluster
 	log     *slog.Logger
 }
@@ -53,7 +55,7 @@ func openDatabase(ctx context.Context, cfg *config, log *slog.Logger) (*database
 		d.Close()
 		return nil, fmt.Errorf("%w (check DATABASE_URL, or leave it empty to let aula run its own PostgreSQL)", err)
 	}
-	d.Gorm = db
+	d.Gorm, d.URL = db, url
 	sqlDB, _ := db.DB()
 	if err := migrations.Up(ctx, sqlDB); err != nil {
 		d.Close()

@@ -12,6 +12,7 @@ import (
 	"aula/handlers"
 	"aula/models"
 	"aula/tutor"
+	"aula/tutor/stream"
 )
 
 // serve runs the web server until ctx ends (SIGINT/SIGTERM), then drains.
@@ -41,7 +42,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		DB: db.Gorm, Credentials: cfg.Credentials, Logger: log,
 		DefaultProvider: cfg.LLMProvider, DefaultModel: cfg.LLMModel,
 		FirstTokenTimeout: cfg.FirstTokenTimeout, AnswerTimeout: cfg.AnswerTimeout,
-		LeaseTTL: cfg.LeaseTTL, InstanceID: cfg.InstanceID,
+		Stream: stream.Config{DatabaseURL: db.URL, LeaseTTL: cfg.LeaseTTL, InstanceID: cfg.InstanceID},
 	})
 	if err := svc.Start(ctx); err != nil {
 		return err
@@ -57,7 +58,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	}
 	go sweepSessions(ctx, app, log)
 	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider,
-		"instance", svc.InstanceID(), "lease_ttl", cfg.LeaseTTL)
+		"instance", svc.Streams().InstanceID(), "lease_ttl", cfg.LeaseTTL)
 	// Answers in flight get the drain time to finish; whatever is left is
 	// stored as interrupted.
 	if err := handlers.Serve(ctx, srv, ln, svc, cfg.DrainTimeout, log); err != nil {

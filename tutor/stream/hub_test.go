@@ -1,4 +1,4 @@
-package tutor
+package stream
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"aula/models"
 )
 
-func openTestStream(t *testing.T, h *Hub, id string) *stream {
+func openTestStream(t *testing.T, h *Hub, id string) *Stream {
 	t.Helper()
-	st, ok := h.open(id, "u1", func(error) {})
+	st, ok := h.Open(id, "u1", func(error) {})
 	if !ok {
 		t.Fatal("open refused")
 	}
@@ -85,18 +85,18 @@ func TestHubJoinAtOffsetDuringGeneration(t *testing.T) {
 	}
 	join(0)
 	for i, tok := range tokens {
-		st.append(tok)
+		st.Append(tok)
 		if i%100 == 50 {
 			// Join at what has been sent, at an earlier offset, and
 			// past the end: each must get exactly the rest.
-			n := st.len()
+			n := st.Len()
 			join(n)
 			join(n / 2)
 			join(n + 1000)
 		}
 	}
-	st.finish(&Final{Status: models.StatusComplete, Content: full})
-	h.remove("m1", st)
+	st.Finish(&Final{Status: models.StatusComplete, Content: full})
+	h.Remove(st)
 	wg.Wait()
 	close(results)
 	count := 0
@@ -133,9 +133,9 @@ func TestHubSlowSubscriberDoesNotBlock(t *testing.T) {
 	for i := range 100000 {
 		tok := fmt.Sprintf("%d ", i)
 		b.WriteString(tok)
-		st.append(tok) // would deadlock here if a subscriber could block it
+		st.Append(tok) // would deadlock here if a subscriber could block it
 	}
-	st.finish(&Final{Status: models.StatusComplete, Content: b.String()})
+	st.Finish(&Final{Status: models.StatusComplete, Content: b.String()})
 	<-done
 	slowGot, final := collect(t, slow)
 	if fastGot != b.String() || slowGot != b.String() || final == nil {
@@ -151,7 +151,7 @@ func TestHubNeverSplitsRunes(t *testing.T) {
 	bytes := []byte(word)
 	var chunks []string
 	for i := range bytes {
-		st.append(string(bytes[i : i+1])) // a provider splitting runes
+		st.Append(string(bytes[i : i+1])) // a provider splitting runes
 		for {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // only drain what is there
@@ -172,9 +172,9 @@ func TestHubNeverSplitsRunes(t *testing.T) {
 		}
 	}
 	// An offset inside a rune rewinds to its start.
-	st.finish(&Final{Status: models.StatusComplete, Content: word})
+	st.Finish(&Final{Status: models.StatusComplete, Content: word})
 	mid := strings.Index(word, "ó") + 1
-	s2 := st.subscribe(mid)
+	s2 := st.Subscribe(mid)
 	text, at, _, _ := s2.Next(context.Background())
 	if at != mid-1 || !strings.HasPrefix(text, "ón") {
 		t.Fatalf("offset inside a rune: %q at %d", text, at)
@@ -184,7 +184,7 @@ func TestHubNeverSplitsRunes(t *testing.T) {
 func TestHubOpenRefusesDuplicate(t *testing.T) {
 	h := NewHub()
 	openTestStream(t, h, "m4")
-	if _, ok := h.open("m4", "u1", func(error) {}); ok {
+	if _, ok := h.Open("m4", "u1", func(error) {}); ok {
 		t.Fatal("a second generation for one message must be refused")
 	}
 }

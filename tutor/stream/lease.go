@@ -1,0 +1,85 @@
+package stream
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Batching and polling defaults (several processes on one database).
+const (
+	// DefaultFlushInterval and DefaultFlushBytes batch the answer text
+	// written to the row (and the notifications that follow): a write at
+	// most every interval, or sooner once that many bytes are waiting.
+	DefaultFlushInterval = 100 * time.Millisecond
+	DefaultFlushBytes    = 4096
+	// DefaultPollInterval is how often a follower on another process
+	// re-reads the row without a notification: the safety net while its
+	// LISTEN connection is being re-established.
+	DefaultPollInterval = time.Second
+	// sweepTimeout bounds one sweep statement.
+	sweepTimeout = 10 * time.Second
+)
+
+// NewInstanceID names a process for leases and logs: host, pid and a
+// random suffix, so a restarted process (same host, maybe the same pid
+// in a container) never inherits the leases of its predecessor.
+func NewInstanceID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "aula"
+	}
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// every runs fn every interval until ctx ends (the heartbeat renews
+// this process's leases every LeaseTTL/3, so two missed beats still leave
+// a lease valid; every process sweeps, and the sweep's row locks make
+// concurrent sweeps harmless).
+func (b *Broker) every(ctx context.Context, interval time.Duration, fn func(context.Context)) {
+	defer b.bg.Done()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		fn(ctx)
+	}
+}
+
+// renew pushes forward the leases of the answers generated here.
+func (b *Broker) renew(ctx context.Context) {
+	ids := b.hub.ids()
+	if len(ids) == 0 {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, b.cfg.LeaseTTL/3)
+	defer cancel()
+	if _, err := b.store.Renew(rctx, b.cfg.InstanceID, ids, b.cfg.LeaseTTL); err != nil && ctx.Err() == nil {
+		b.log.Warn("stream: renew leases", "answers", len(ids), "err", err)
+	}
+}
+
+// Sweep fails, now, the answers whose lease expired (and refunds them).
+func (b *Broker) Sweep(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, sweepTimeout)
+	defer cancel()
+	ids, err := b.store.FailExpired(rctx, b.now())
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn("stream: sweep expired leases", "err", err)
+		}
+		return
+	}
+	if len(ids) > 0 {
+		b.log.Warn("stream: answers of a stopped process marked failed", "count", len(ids))
+	}
+}
