@@ -18,10 +18,6 @@ import (
 // adminListLimit bounds the user search and the audit log on the users page.
 const adminListLimit = 50
 
-// providers are the choices of the AI routes page, in the order shown.
-var providers = []string{tutor.ProviderOffline, tutor.ProviderOpenAI, tutor.ProviderAnthropic,
-	tutor.ProviderGoogleAI, tutor.ProviderOllama}
-
 // Session keys of the notice shown once after an admin's form post.
 const (
 	flashKey       = "admin.flash"
@@ -186,7 +182,7 @@ func (a *App) renderAIRoutes(c echo.Context, status int, v views.AdminRoutesView
 	if err != nil {
 		return err
 	}
-	v.Routes, v.Providers = routes, providers
+	v.Routes, v.Providers = routes, tutor.Providers
 	return a.render(c, status, views.AdminRoutesPage(v), nil)
 }
 

@@ -17,6 +17,9 @@ const (
 	ProviderOllama    = "ollama"
 )
 
+// Providers lists every provider aula knows, in the order admins see them.
+var Providers = []string{ProviderOffline, ProviderOpenAI, ProviderAnthropic, ProviderGoogleAI, ProviderOllama}
+
 // ErrNoCredentials means a route names a provider aula has no credentials for.
 var ErrNoCredentials = errors.New("provider has no credentials configured")
 

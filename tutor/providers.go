@@ -17,10 +17,8 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
-	"github.com/tmc/langchaingo/llms/googleai"
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
-	"google.golang.org/api/option"
 )
 
 // Default model of each provider, used when neither the route nor
@@ -33,10 +31,12 @@ const (
 	OfflineModel          = "offline-tutor"
 )
 
-// Upstream endpoints used when no base URL is configured.
+// Upstream endpoints used when no base URL is configured. Gemini is reached
+// through its OpenAI-compatible endpoint, with the OpenAI client.
 const (
 	defaultOpenAIBaseURL    = "https://api.openai.com/v1"
 	defaultAnthropicBaseURL = "https://api.anthropic.com/v1"
+	defaultGoogleAIBaseURL  = "https://generativelanguage.googleapis.com/v1beta/openai"
 )
 
 // DefaultModel returns the model a provider uses when none is given, or ""
@@ -126,49 +126,36 @@ func CheckCredentials(name string, creds Credentials) error {
 //
 // Base URLs: OPENAI_BASE_URL and ANTHROPIC_BASE_URL may be given with or
 // without the version path. A URL with no path at all (http://host:8000)
-// gets /v1 appended; one with a path is used as is, because compatible
-// servers put the API under paths of their own (…/openai/v1, /v1beta/openai).
+// gets /v1 appended (/v1beta/openai for Gemini's endpoint); one with a path
+// is used as is, because compatible servers put the API under paths of
+// their own (…/openai/v1, /v1beta/openai).
 func NewProvider(ctx context.Context, name, model string, creds Credentials) (Provider, error) {
 	if err := CheckCredentials(name, creds); err != nil {
 		return nil, err
 	}
 	model = cmp.Or(model, DefaultModel(name))
 	p := &llmProvider{name: name, model: model}
+	var err error
 	switch name {
 	case ProviderOffline:
 		return NewOffline(creds.OfflineTokenDelayMs), nil
 	case ProviderOpenAI:
-		base, err := apiBaseURL(creds.OpenAIBaseURL, defaultOpenAIBaseURL)
-		if err != nil {
-			return nil, fmt.Errorf("openai: OPENAI_BASE_URL: %w", err)
-		}
 		// The client refuses an empty token; servers that need none ignore it.
-		token := cmp.Or(creds.OpenAIKey, "no-key")
-		llm, err := openai.New(openai.WithToken(token), openai.WithBaseURL(base),
-			openai.WithModel(model), openai.WithHTTPClient(upstreamClient))
-		if err != nil {
-			return nil, fmt.Errorf("openai: %w", err)
-		}
-		p.open = fixed(llm)
+		p.llm, err = openAICompatible(name, creds.OpenAIBaseURL, defaultOpenAIBaseURL, "/v1",
+			cmp.Or(creds.OpenAIKey, "no-key"), model)
+	case ProviderGoogleAI:
+		p.llm, err = openAICompatible(name, creds.GoogleEndpoint, defaultGoogleAIBaseURL, "/v1beta/openai",
+			creds.GoogleKey, model)
 	case ProviderAnthropic:
-		base, err := apiBaseURL(creds.AnthropicBaseURL, defaultAnthropicBaseURL)
+		base, err := apiBaseURL(creds.AnthropicBaseURL, defaultAnthropicBaseURL, "/v1")
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: ANTHROPIC_BASE_URL: %w", err)
 		}
-		llm, err := anthropic.New(anthropic.WithToken(creds.AnthropicKey), anthropic.WithBaseURL(base),
+		p.llm, err = anthropic.New(anthropic.WithToken(creds.AnthropicKey), anthropic.WithBaseURL(base),
 			anthropic.WithModel(model), anthropic.WithHTTPClient(upstreamClient))
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: %w", err)
 		}
-		p.open = fixed(llm)
-	case ProviderGoogleAI:
-		p.open = geminiOpener(creds, model)
-		// Build one client now so bad settings fail at route time.
-		_, closeFn, err := p.open(ctx)
-		if err != nil {
-			return nil, err
-		}
-		closeFn()
 	case ProviderOllama:
 		host := creds.OllamaHost
 		if !strings.Contains(host, "://") {
@@ -177,18 +164,36 @@ func NewProvider(ctx context.Context, name, model string, creds Credentials) (Pr
 		if _, err := url.Parse(host); err != nil {
 			return nil, fmt.Errorf("ollama: OLLAMA_HOST: %w", err)
 		}
-		llm, err := ollama.New(ollama.WithServerURL(host), ollama.WithModel(model),
+		p.llm, err = ollama.New(ollama.WithServerURL(host), ollama.WithModel(model),
 			ollama.WithHTTPClient(upstreamClient))
 		if err != nil {
 			return nil, fmt.Errorf("ollama: %w", err)
 		}
-		p.open = fixed(llm)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }
 
-// apiBaseURL applies the base URL rule documented on NewProvider.
-func apiBaseURL(raw, def string) (string, error) {
+// openAICompatible builds langchaingo's OpenAI client for a server speaking
+// OpenAI's chat completions: OpenAI itself, or Gemini's compatible endpoint.
+func openAICompatible(name, rawBase, defBase, versionPath, token, model string) (llms.Model, error) {
+	base, err := apiBaseURL(rawBase, defBase, versionPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: base URL: %w", name, err)
+	}
+	llm, err := openai.New(openai.WithToken(token), openai.WithBaseURL(base),
+		openai.WithModel(model), openai.WithHTTPClient(upstreamClient))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return llm, nil
+}
+
+// apiBaseURL applies the base URL rule documented on NewProvider:
+// versionPath is appended to a URL without a path.
+func apiBaseURL(raw, def, versionPath string) (string, error) {
 	if raw == "" {
 		return def, nil
 	}
@@ -200,51 +205,9 @@ func apiBaseURL(raw, def string) (string, error) {
 		return "", fmt.Errorf("%q is not an absolute URL", raw)
 	}
 	if u.Path == "" {
-		u.Path = "/v1"
+		u.Path = versionPath
 	}
 	return u.String(), nil
-}
-
-func fixed(m llms.Model) func(context.Context) (llms.Model, func(), error) {
-	return func(context.Context) (llms.Model, func(), error) { return m, func() {}, nil }
-}
-
-// geminiOpener builds a Gemini client per call: the genai client holds a
-// gRPC connection that only Close releases, and callers build providers per
-// route lookup, so a long-lived client would leak.
-func geminiOpener(creds Credentials, model string) func(context.Context) (llms.Model, func(), error) {
-	// With a custom HTTP client the REST transport no longer adds the API
-	// key itself, so the transport sends it as a header.
-	hc := &http.Client{Transport: &headerTransport{key: creds.GoogleKey, next: upstreamClient.Transport}}
-	return func(ctx context.Context) (llms.Model, func(), error) {
-		opts := []googleai.Option{
-			googleai.WithAPIKey(creds.GoogleKey), // still used by the gRPC cache client
-			googleai.WithDefaultModel(model),
-			googleai.WithRest(),
-			googleai.WithHTTPClient(hc),
-		}
-		if creds.GoogleEndpoint != "" {
-			opts = append(opts, func(o *googleai.Options) {
-				o.ClientOptions = append(o.ClientOptions, option.WithEndpoint(creds.GoogleEndpoint))
-			})
-		}
-		g, err := googleai.New(ctx, opts...)
-		if err != nil {
-			return nil, nil, fmt.Errorf("googleai: %w", err)
-		}
-		return g, func() { _ = g.Close() }, nil
-	}
-}
-
-type headerTransport struct {
-	key  string
-	next http.RoundTripper
-}
-
-func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("x-goog-api-key", t.key)
-	return t.next.RoundTrip(r)
 }
 
 // upstreamClient is shared by every provider so connections are reused. Its
@@ -327,26 +290,19 @@ var errMalformed = errors.New("stream ended without the provider's end marker")
 type llmProvider struct {
 	name  string
 	model string
-	open  func(context.Context) (llms.Model, func(), error)
+	llm   llms.Model
 }
 
 func (p *llmProvider) Name() string  { return p.name }
 func (p *llmProvider) Model() string { return p.model }
 
 func (p *llmProvider) Stream(ctx context.Context, req Request, onToken func(string) error) (Usage, error) {
-	// A call-scoped context lets us abort the upstream request when we
-	// return for any reason: googleai merely stops reading on a streaming
-	// error and would leave the response open.
+	// A call-scoped context ends the upstream request whenever we return,
+	// even if a client stopped reading without closing the response.
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	state := &callState{}
 	callCtx = context.WithValue(callCtx, callStateKey{}, state)
-
-	llm, closeFn, err := p.open(callCtx)
-	if err != nil {
-		return Usage{}, p.fail(CodeUpstreamError, 0, err)
-	}
-	defer closeFn()
 
 	s := &sink{onToken: onToken}
 	opts := []llms.CallOption{
@@ -357,7 +313,7 @@ func (p *llmProvider) Stream(ctx context.Context, req Request, onToken func(stri
 	if req.MaxTokens > 0 {
 		opts = append(opts, llms.WithMaxTokens(req.MaxTokens))
 	}
-	resp, err := llm.GenerateContent(callCtx, buildMessages(req), opts...)
+	resp, err := p.llm.GenerateContent(callCtx, buildMessages(req), opts...)
 	streamed, tokenErr := s.close()
 	usage := estimateUsage(req, streamed)
 
@@ -385,24 +341,19 @@ func (p *llmProvider) Stream(ctx context.Context, req Request, onToken func(stri
 	}
 	if choice != nil {
 		in, out := reportedUsage(choice.GenerationInfo)
-		if p.name == ProviderGoogleAI {
-			// genai's merged response keeps the first chunk's usage, whose
-			// output count covers only that chunk.
-			out = 0
-		}
 		usage = Usage{TokensIn: cmp.Or(in, usage.TokensIn), TokensOut: cmp.Or(out, usage.TokensOut)}
 	}
 	return usage, nil
 }
 
 // truncated spots streams that langchaingo accepts although they ended
-// before the provider's end marker: the OpenAI client skips unparseable
-// lines and stops at EOF without [DONE]; the Ollama client returns no
-// message when the final done:true line never came. Anthropic and Gemini
-// clients already fail on such streams.
+// before the provider's end marker: the OpenAI client (OpenAI and Gemini)
+// skips unparseable lines and stops at EOF without [DONE]; the Ollama
+// client returns no message when the final done:true line never came. The
+// Anthropic client already fails on such streams.
 func (p *llmProvider) truncated(choice *llms.ContentChoice, streamed string) bool {
 	switch p.name {
-	case ProviderOpenAI:
+	case ProviderOpenAI, ProviderGoogleAI:
 		return choice == nil || choice.StopReason == ""
 	case ProviderOllama:
 		return choice == nil || (streamed != "" && choice.Content == "")
@@ -438,8 +389,7 @@ func classify(err error, status int) (string, int) {
 		return CodeTimeout, 0
 	case errors.As(err, &syntaxErr), errors.As(err, &typeErr),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, bufio.ErrTooLong),
-		errors.Is(err, anthropic.ErrEmptyResponse), errors.Is(err, openai.ErrEmptyResponse),
-		strings.Contains(err.Error(), "proto:"):
+		errors.Is(err, anthropic.ErrEmptyResponse), errors.Is(err, openai.ErrEmptyResponse):
 		return CodeMalformedStream, 0
 	case errors.As(err, &opErr) && opErr.Op == "dial":
 		return CodeUnavailable, 0
@@ -534,38 +484,23 @@ func buildMessages(req Request) []llms.MessageContent {
 	return append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, question))
 }
 
-// reportedUsage reads token counts from GenerationInfo, whose keys differ
-// per provider.
+// reportedUsage reads the token counts langchaingo's clients put in
+// GenerationInfo: PromptTokens/CompletionTokens (OpenAI, Gemini, Ollama) or
+// InputTokens/OutputTokens (Anthropic), as ints.
 func reportedUsage(info map[string]any) (in, out int) {
-	for _, k := range []string{"PromptTokens", "InputTokens", "input_tokens"} {
-		if v := toInt(info[k]); v > 0 {
+	for _, k := range []string{"PromptTokens", "InputTokens"} {
+		if v, _ := info[k].(int); v > 0 {
 			in = v
 			break
 		}
 	}
-	for _, k := range []string{"CompletionTokens", "OutputTokens", "output_tokens"} {
-		if v := toInt(info[k]); v > 0 {
+	for _, k := range []string{"CompletionTokens", "OutputTokens"} {
+		if v, _ := info[k].(int); v > 0 {
 			out = v
 			break
 		}
 	}
 	return in, out
-}
-
-func toInt(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case int32:
-		return int(n)
-	case int64:
-		return int(n)
-	case float64:
-		return int(n)
-	case float32:
-		return int(n)
-	}
-	return 0
 }
 
 // EstimateTokens approximates a token count as one token per four

@@ -45,9 +45,6 @@ type config struct {
 	BaseURL  string
 }
 
-var providers = []string{tutor.ProviderOffline, tutor.ProviderOpenAI, tutor.ProviderAnthropic,
-	tutor.ProviderGoogleAI, tutor.ProviderOllama}
-
 // loadConfig reads and validates the environment; every problem is named in one error.
 func loadConfig() (*config, error) {
 	e := &envReader{}
@@ -93,8 +90,8 @@ func (c *config) validate(e *envReader) {
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		e.problem("DATABASE_URL must be a postgres:// URL (or empty, to let aula run its own PostgreSQL under .data/postgres)")
 	}
-	if !slices.Contains(providers, c.LLMProvider) {
-		e.problem("AULA_LLM_PROVIDER=%q is not one of %s", c.LLMProvider, strings.Join(providers, ", "))
+	if !slices.Contains(tutor.Providers, c.LLMProvider) {
+		e.problem("AULA_LLM_PROVIDER=%q is not one of %s", c.LLMProvider, strings.Join(tutor.Providers, ", "))
 	} else if err := tutor.CheckCredentials(c.LLMProvider, c.Credentials); err != nil {
 		e.problem("AULA_LLM_PROVIDER=%s: %v", c.LLMProvider, err)
 	}

@@ -1,6 +1,6 @@
 // Package fakellm runs httptest servers that speak the real streaming wire
 // formats of the LLM providers aula supports (OpenAI chat completions SSE,
-// Anthropic Messages SSE, Gemini streamGenerateContent, Ollama /api/chat
+// Anthropic Messages SSE, Gemini's OpenAI-compatible chat completions, Ollama /api/chat
 // NDJSON), so tests and benchmarks drive the real langchaingo clients.
 //
 // A fake streams a scripted answer and can be told to hold the stream after
@@ -65,7 +65,7 @@ type Options struct {
 }
 
 // Message is one chat message as the fake received it. Roles are normalised
-// to "user" and "assistant" for every protocol (Gemini's "model" included).
+// to "user" and "assistant" for every protocol.
 type Message struct {
 	Role    string
 	Content string
@@ -88,8 +88,8 @@ type Server struct {
 	// Kind is the protocol the server speaks.
 	Kind string
 	// URL is the server's root URL, without any version path: aula's provider
-	// layer appends /v1 for OpenAI and Anthropic, and Gemini and Ollama use
-	// the root as is.
+	// layer appends /v1 for OpenAI and Anthropic and /v1beta/openai for
+	// Gemini, and Ollama uses the root as is.
 	URL string
 
 	srv  *httptest.Server
@@ -233,8 +233,8 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, body []byte) (enc
 		enc, err = openaiEncoder{}, parseOpenAI(body, &req)
 	case s.Kind == Anthropic && strings.HasSuffix(r.URL.Path, "/messages"):
 		enc, err = anthropicEncoder{}, parseAnthropic(body, &req)
-	case s.Kind == Gemini && strings.Contains(r.URL.Path, ":streamGenerateContent"):
-		enc, err = geminiEncoder{}, parseGemini(r.URL.Path, body, &req)
+	case s.Kind == Gemini && r.URL.Path == "/v1beta/openai/chat/completions":
+		enc, err = geminiEncoder{}, parseOpenAI(body, &req)
 	case s.Kind == Ollama && r.URL.Path == "/api/chat":
 		enc, err = ollamaEncoder{}, parseOllama(body, &req)
 	default:
@@ -397,7 +397,7 @@ func textOf(raw json.RawMessage) (string, error) {
 }
 
 func normaliseRole(role string) string {
-	if role == "model" || role == "assistant" || role == "ai" {
+	if role == "assistant" || role == "ai" {
 		return "assistant"
 	}
 	return role

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // sse writes one Server-Sent Event; event may be empty (OpenAI sends none).
@@ -202,56 +201,38 @@ func parseAnthropic(body []byte, req *Request) error {
 	return nil
 }
 
-// --- Gemini streamGenerateContent ---
+// --- Gemini's OpenAI-compatible chat completions ---
 //
-// The Go genai client (REST transport) asks for
-// POST /v1beta/models/{model}:streamGenerateContent?$alt=json;enum-encoding=int
-// and reads the answer as one JSON array streamed element by element
-// (gax.ProtoJSONStream), not as SSE.
+// POST /v1beta/openai/chat/completions takes OpenAI's request body and
+// bearer key and streams OpenAI chunks, with the differences of Google's
+// server: no role-only first chunk (every delta carries the role), the
+// finish reason and the usage ride on the last text chunk rather than
+// chunks of their own, and an error body is a JSON array of Google's error
+// objects instead of OpenAI's {"error": …}.
 
 type geminiEncoder struct{}
 
-func (geminiEncoder) contentType() string { return "application/json; charset=UTF-8" }
+func (geminiEncoder) contentType() string { return "text/event-stream" }
 
-func (geminiEncoder) start(w io.Writer, _ string, _ int) error {
-	_, err := io.WriteString(w, "[")
-	return err
-}
+func (geminiEncoder) start(io.Writer, string, int) error { return nil }
 
-func (geminiEncoder) token(w io.Writer, model, text string, i int, last bool, usage [2]int) error {
-	cand := obj{"content": obj{"role": "model", "parts": []obj{{"text": text}}}, "index": 0}
-	// Like the real API, every chunk carries usage so far; the final one
-	// has the totals.
-	out := 1 + i
+func (geminiEncoder) token(w io.Writer, model, text string, _ int, last bool, usage [2]int) error {
+	choice := obj{"delta": obj{"content": text, "role": "assistant"}, "index": 0}
+	chunk := obj{"choices": []obj{choice}, "created": 1700000000, "id": "gemini-fake", "model": model,
+		"object": "chat.completion.chunk"}
 	if last {
-		cand["finishReason"] = "STOP"
-		out = usage[1]
+		choice["finish_reason"] = "stop"
+		chunk["usage"] = obj{"prompt_tokens": usage[0], "completion_tokens": usage[1], "total_tokens": usage[0] + usage[1]}
 	}
-	chunk := obj{"candidates": []obj{cand}, "modelVersion": model,
-		"usageMetadata": obj{"promptTokenCount": usage[0], "candidatesTokenCount": out,
-			"totalTokenCount": usage[0] + out}}
-	b, err := json.Marshal(chunk)
-	if err != nil {
-		return err
-	}
-	// Elements are separated like the real server's: ",\r\n" before every
-	// element but the first, so the first one is complete without the next.
-	if i > 0 {
-		b = append([]byte(",\r\n"), b...)
-	}
-	_, err = w.Write(b)
-	return err
+	return sse(w, "", chunk)
 }
 
 func (geminiEncoder) end(w io.Writer, _ string, _ [2]int) error {
-	_, err := io.WriteString(w, "\n]")
+	_, err := io.WriteString(w, "data: [DONE]\n\n")
 	return err
 }
 
-func (geminiEncoder) malformed(w io.Writer) error {
-	_, err := io.WriteString(w, "[{\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel")
-	return err
-}
+func (geminiEncoder) malformed(w io.Writer) error { return openaiEncoder{}.malformed(w) }
 
 func (geminiEncoder) errorBody(status int) any {
 	st, msg := "INTERNAL", "Internal error encountered."
@@ -261,49 +242,7 @@ func (geminiEncoder) errorBody(status int) any {
 	case http.StatusUnauthorized:
 		st, msg = "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."
 	}
-	return obj{"error": obj{"code": status, "message": msg, "status": st}}
-}
-
-func parseGemini(path string, body []byte, req *Request) error {
-	var in struct {
-		Contents []struct {
-			Role  string `json:"role"`
-			Parts []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"contents"`
-		SystemInstruction *struct {
-			Parts []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"systemInstruction"`
-		GenerationConfig struct {
-			Temperature     float64 `json:"temperature"`
-			MaxOutputTokens int     `json:"maxOutputTokens"`
-		} `json:"generationConfig"`
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return err
-	}
-	if len(in.Contents) == 0 {
-		return errNoMessages
-	}
-	model := path[strings.Index(path, "models/")+len("models/"):]
-	req.Model = strings.TrimSuffix(model, ":streamGenerateContent")
-	req.Temperature, req.MaxTokens = in.GenerationConfig.Temperature, in.GenerationConfig.MaxOutputTokens
-	if in.SystemInstruction != nil {
-		for _, p := range in.SystemInstruction.Parts {
-			req.System += p.Text
-		}
-	}
-	for _, c := range in.Contents {
-		var b strings.Builder
-		for _, p := range c.Parts {
-			b.WriteString(p.Text)
-		}
-		req.Messages = append(req.Messages, Message{Role: normaliseRole(c.Role), Content: b.String()})
-	}
-	return nil
+	return []obj{{"error": obj{"code": status, "message": msg, "status": st}}}
 }
 
 // --- Ollama /api/chat ---
