@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"aula/content/importer"
 	"aula/internal/webtest"
 )
 
@@ -45,7 +46,7 @@ func importFiles(t testing.TB, s *server, files map[string]string) {
 	for name, body := range files {
 		fsys[name] = &fstest.MapFile{Data: []byte(body)}
 	}
-	rep, err := s.App.Content.Import(context.Background(), fsys)
+	rep, err := importer.Import(context.Background(), s.App.Content, fsys)
 	if err != nil || len(rep.Errors) > 0 {
 		t.Fatalf("import: %v %v", err, rep.Errors)
 	}

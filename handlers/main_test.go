@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"aula/content"
+	"aula/content/importer"
 	"aula/handlers"
 	"aula/internal/pgtest"
 	"aula/internal/webtest"
@@ -38,7 +39,7 @@ func newServer(t testing.TB, opts ...func(*tutor.Config)) *server {
 	t.Helper()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	rep, err := models.NewContent(db.DB).Import(ctx, content.FS)
+	rep, err := importer.Import(ctx, models.NewContent(db.DB), content.FS)
 	if err != nil || len(rep.Errors) > 0 {
 		t.Fatalf("import demo content: %v %v", err, rep.Errors)
 	}

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"aula/content"
+	"aula/content/importer"
 	"aula/models"
 )
 
@@ -24,7 +25,7 @@ var demoUsers = []models.NewUser{
 
 // seed imports the embedded demo content and creates the demo users; running it again changes nothing.
 func seed(ctx context.Context, db *gorm.DB, log *slog.Logger) error {
-	rep, err := models.NewContent(db).Import(ctx, content.FS)
+	rep, err := importer.Import(ctx, models.NewContent(db), content.FS)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"aula/content/importer"
 	"aula/models"
 )
 
@@ -100,7 +101,7 @@ func contentCmd(ctx context.Context, db *gorm.DB, args []string) error {
 	if len(args) != 2 || args[0] != "import" {
 		return errors.New("usage: aula content import DIR")
 	}
-	rep, err := models.NewContent(db).Import(ctx, os.DirFS(args[1]))
+	rep, err := importer.Import(ctx, models.NewContent(db), os.DirFS(args[1]))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package models_test
+package importer_test
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"aula/content"
+	"aula/content/importer"
 	"aula/internal/pgtest"
 	"aula/markdown"
 	"aula/models"
 )
 
-func importFS(t *testing.T, c *models.Content, fsys fstest.MapFS) models.ImportReport {
+func importFS(t *testing.T, c *models.Content, fsys fstest.MapFS) importer.Report {
 	t.Helper()
-	rep, err := c.Import(context.Background(), fsys)
+	rep, err := importer.Import(context.Background(), c, fsys)
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
@@ -36,7 +37,7 @@ func count(t *testing.T, db *pgtest.DB, query string, args ...any) int64 {
 
 func TestImportDemoContent(t *testing.T) {
 	db := pgtest.New(t)
-	rep, err := models.NewContent(db.DB).Import(context.Background(), content.FS)
+	rep, err := importer.Import(context.Background(), models.NewContent(db.DB), content.FS)
 	if err != nil || len(rep.Errors) > 0 {
 		t.Fatalf("import demo content: %v %v", err, rep.Errors)
 	}
@@ -135,12 +136,12 @@ func snapshot(t *testing.T, db *pgtest.DB) []string {
 func TestImportTwiceChangesNothing(t *testing.T) {
 	db := pgtest.New(t)
 	c := models.NewContent(db.DB)
-	first, err := c.Import(context.Background(), content.FS)
+	first, err := importer.Import(context.Background(), c, content.FS)
 	if err != nil || len(first.Errors) > 0 {
 		t.Fatalf("first import: %v %v", err, first.Errors)
 	}
 	before := snapshot(t, db)
-	second, err := c.Import(context.Background(), content.FS)
+	second, err := importer.Import(context.Background(), c, content.FS)
 	if err != nil || len(second.Errors) > 0 {
 		t.Fatalf("second import: %v %v", err, second.Errors)
 	}
@@ -261,7 +262,7 @@ func TestImportReportsBadFilesAndImportsTheRest(t *testing.T) {
 		"bad-language.md": {12, "fr"},
 		"z-duplicate.md":  {3, "a-good.md"},
 	}
-	got := map[string]models.ImportError{}
+	got := map[string]importer.Error{}
 	for _, e := range rep.Errors {
 		got[e.File] = e
 	}

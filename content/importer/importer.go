@@ -1,0 +1,131 @@
+// Package importer reads lesson and help files (Markdown with a YAML front
+// matter) and hands them, parsed and cut into sections, to the content
+// store. `aula seed` imports the embedded demo content through it and
+// `aula content import DIR` a directory.
+package importer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"aula/markdown"
+	"aula/models"
+)
+
+// Error is a content file that could not be imported, with where.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Report says what an import did.
+type Report struct {
+	Lessons, HelpArticles, Unchanged int
+	Errors                           []Error
+}
+
+// Import loads every *.md file under fsys into store: lessons (with their
+// path and module) and help articles. It is idempotent: files are keyed by
+// their ids, and unchanged files are not rewritten. A bad file is reported
+// in the report with its line and the others still import. Suggestions in
+// a file are only the initial ones: once a lesson has suggestions (perhaps
+// edited by an admin) a re-import keeps them.
+func Import(ctx context.Context, store *models.Content, fsys fs.FS) (Report, error) {
+	var rep Report
+	files, err := contentFiles(fsys)
+	if err != nil {
+		return rep, err
+	}
+	for _, f := range files {
+		src, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			rep.Errors = append(rep.Errors, Error{File: f, Msg: err.Error()})
+			continue
+		}
+		fm, body, ierr := parseFile(src)
+		if ierr != nil {
+			ierr.File = f
+			rep.Errors = append(rep.Errors, *ierr)
+			continue
+		}
+		changed, err := save(ctx, store, f, fm, body)
+		if taken, ok := errors.AsType[*models.LessonIDTakenError](err); ok {
+			rep.Errors = append(rep.Errors, Error{File: f, Line: fm.IDLine, Msg: taken.Error()})
+			continue
+		}
+		if err != nil {
+			return rep, fmt.Errorf("import %s: %w", f, err)
+		}
+		switch {
+		case !changed:
+			rep.Unchanged++
+		case fm.Kind == "help":
+			rep.HelpArticles++
+		default:
+			rep.Lessons++
+		}
+	}
+	return rep, nil
+}
+
+// contentFiles lists the *.md files of fsys but READMEs, sorted.
+func contentFiles(fsys fs.FS) ([]string, error) {
+	var files []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.EqualFold(path.Base(p), "README.md") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list content: %w", err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// save hands one parsed file to the store; it reports whether anything changed.
+func save(ctx context.Context, store *models.Content, file string, fm *FrontMatter, body string) (bool, error) {
+	hash := hashText(fm.Title + "\x00" + fm.Summary + "\x00" + body)
+	chunks := sections(fm.Title, body)
+	if fm.Kind == "help" {
+		return store.SaveHelpArticle(ctx, models.HelpArticle{ID: fm.ID, Title: fm.Title, Language: fm.Language,
+			Position: fm.Position, ContentMD: body, ContentHash: hash, SourceFile: file}, chunks)
+	}
+	return store.SaveLesson(ctx, models.LessonImport{
+		Lesson: models.Lesson{ID: fm.ID, Title: fm.Title, Summary: fm.Summary, Position: fm.Position,
+			Language: fm.Language, ContentMD: body, ContentHash: hash, SourceFile: file},
+		Path: models.Path{Slug: fm.Path, Title: fm.PathTitle, Description: fm.PathDescription,
+			Language: fm.Language, Position: fm.PathPosition},
+		Module:      models.Module{Slug: fm.Module, Title: fm.ModuleTitle, Position: fm.ModulePosition},
+		Suggestions: fm.Suggestions,
+		Chunks:      chunks,
+	})
+}
+
+// sections cuts a lesson or article into the chunks retrieval searches.
+func sections(title, body string) []models.ContentChunk {
+	var out []models.ContentChunk
+	for _, c := range markdown.Chunks(title, body) {
+		out = append(out, models.ContentChunk{Heading: c.Heading, Anchor: c.Anchor, Text: c.Text, Hash: hashText(c.Text)})
+	}
+	return out
+}
+
+func hashText(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
