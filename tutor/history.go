@@ -3,6 +3,7 @@ package tutor
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"aula/models"
 )
@@ -11,7 +12,6 @@ import (
 const (
 	DefaultHistoryMessages = 24
 	DefaultHistoryTokens   = 3000
-	charsPerToken          = 4
 )
 
 // History is the window of earlier turns sent with a question.
@@ -21,8 +21,21 @@ type History struct {
 	Recent  []models.Message // the eligible turns read, newest first (condensation, guide state)
 }
 
-// estimateTokens is the rough count the budget uses: about 4 characters a token.
-func estimateTokens(s string) int { return (len(s) + charsPerToken - 1) / charsPerToken }
+// EstimateTokens approximates a token count as one token per four
+// characters: the history budget uses it, and so does the usage of a
+// provider that reports none.
+func EstimateTokens(s string) int {
+	return (utf8.RuneCountInString(s) + 3) / 4
+}
+
+// estimateUsage is the usage of an answer to req as EstimateTokens counts it.
+func estimateUsage(req Request, answer string) Usage {
+	in := EstimateTokens(req.System) + EstimateTokens(req.Question)
+	for _, t := range req.History {
+		in += EstimateTokens(t.Content)
+	}
+	return Usage{TokensIn: in, TokensOut: EstimateTokens(answer)}
+}
 
 // LoadHistory reads the conversation's own earlier turns before seq (the
 // query is scoped by conversation and user, so no other thread can leak
@@ -50,7 +63,7 @@ func LoadHistory(ctx context.Context, msgs *models.Messages, userID, conversatio
 func windowTurns(newestFirst []models.Message, tokenBudget int) []Turn {
 	n, used := 0, 0
 	for _, m := range newestFirst {
-		t := estimateTokens(m.Content)
+		t := EstimateTokens(m.Content)
 		if used+t > tokenBudget {
 			break
 		}

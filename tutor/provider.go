@@ -1,11 +1,13 @@
 // Package tutor is the AI engine every front calls: providers, prompts,
-// history window, retrieval, language detection, the in-flight generation
-// hub and Service.Ask.
+// history window, retrieval, language detection and Service.Ask, whose
+// answers stream through the stream package.
 package tutor
 
 import (
 	"context"
 	"errors"
+
+	"aula/models"
 )
 
 // Provider names, as stored in ai_routes.provider.
@@ -33,17 +35,7 @@ type Turn struct {
 }
 
 // Source is a retrieved lesson or help chunk the answer may draw on.
-type Source struct {
-	Kind     string  `json:"kind"`               // "lesson" or "help"
-	ChunkID  int64   `json:"chunkId"`            // lesson_chunks.id or help_chunks.id
-	LessonID string  `json:"lessonId,omitempty"` // lesson id, or help article id for help chunks
-	Title    string  `json:"title,omitempty"`    // lesson or article title
-	Heading  string  `json:"heading"`            // section heading
-	Anchor   string  `json:"anchor"`             // fragment id of the section in the lesson page
-	Text     string  `json:"-"`                  // the chunk's text
-	Score    float64 `json:"score"`              // retrieval rank
-	Hash     string  `json:"hash"`               // sha256 of the chunk text when retrieved
-}
+type Source models.Chunk
 
 // Request is everything a provider needs to answer one question.
 type Request struct {

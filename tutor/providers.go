@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
@@ -501,18 +500,4 @@ func reportedUsage(info map[string]any) (in, out int) {
 		}
 	}
 	return in, out
-}
-
-// EstimateTokens approximates a token count as one token per four
-// characters, for providers that report none.
-func EstimateTokens(s string) int {
-	return (utf8.RuneCountInString(s) + 3) / 4
-}
-
-func estimateUsage(req Request, answer string) Usage {
-	in := EstimateTokens(req.System) + EstimateTokens(req.Question)
-	for _, t := range req.History {
-		in += EstimateTokens(t.Content)
-	}
-	return Usage{TokensIn: in, TokensOut: EstimateTokens(answer)}
 }

@@ -2,7 +2,6 @@ package tutor
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"unicode"
 
@@ -20,10 +19,15 @@ const (
 // Retriever finds the lesson or help chunks most relevant to a query with
 // PostgreSQL full-text search, in both the English and the Spanish
 // configuration, so a question matches whatever language a lesson is in.
-type Retriever struct{ db *gorm.DB }
+type Retriever struct {
+	chunks  *models.Chunks
+	content *models.Content
+}
 
 // NewRetriever returns a retriever over db.
-func NewRetriever(db *gorm.DB) *Retriever { return &Retriever{db: db} }
+func NewRetriever(db *gorm.DB) *Retriever {
+	return &Retriever{chunks: models.NewChunks(db), content: models.NewContent(db)}
+}
 
 // Scope says where to search.
 type Scope struct {
@@ -44,92 +48,63 @@ func (r *Retriever) Search(ctx context.Context, query string, sc Scope, k int) (
 	if tsq.any == "" {
 		return nil, nil
 	}
+	q := models.ChunkSearch{Lang: sc.Lang, Limit: k}
 	if sc.Mode == models.ModeHelp {
-		return r.search(ctx, helpSQL, sc.Lang, tsq, "", nil, k)
+		q.Help = true
+		return r.search(ctx, q, tsq)
 	}
 	if sc.LessonID != "" {
-		src, err := r.search(ctx, lessonSQL, sc.Lang, tsq, "AND c.lesson_id = ?", sc.LessonID, k)
+		in := q
+		in.LessonID = sc.LessonID
+		src, err := r.search(ctx, in, tsq)
 		if err != nil || len(src) > 0 {
 			return src, err
 		}
 	}
 	if sc.ModuleID != 0 {
-		src, err := r.search(ctx, lessonSQL, sc.Lang, tsq, "AND l.module_id = ?", sc.ModuleID, k)
+		in := q
+		in.ModuleID = sc.ModuleID
+		src, err := r.search(ctx, in, tsq)
 		if err != nil || len(src) > 0 {
 			return src, err
 		}
 	}
-	return r.search(ctx, lessonSQL, sc.Lang, tsq, "", nil, k)
+	return r.search(ctx, q, tsq)
 }
 
 // LessonChunks returns every chunk of a lesson in order, for the outline
 // and for filling the lesson budget.
 func (r *Retriever) LessonChunks(ctx context.Context, lessonID string) ([]Source, error) {
-	var rows []Source
-	err := r.db.WithContext(ctx).Raw(`SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash
-		FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id WHERE c.lesson_id = ? ORDER BY c.position`, lessonID).
-		Scan(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("lesson chunks: %w", err)
-	}
-	return rows, nil
+	rows, err := r.chunks.OfLesson(ctx, lessonID)
+	return sources(rows), err
 }
 
-// A chunk matches through either configuration (a Spanish question may
-// name an English term) but is ranked in its own language's, which stems
-// it correctly and reads one vector instead of two.
-//
-// otherLangWeight discounts material in the other language: a student
-// asking in Spanish gets the Spanish lesson's section before the English
-// one on the same topic, but still gets the English one when it is all
-// there is.
-const otherLangWeight = 0.6
-
-const lessonSQL = `SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash,
-	CASE WHEN l.language = 'es' THEN ts_rank(c.tsv_es, q.res) ELSE ts_rank(c.tsv_en, q.ren) END
-	    * CASE WHEN l.language = ? THEN 1 ELSE %g END AS score
-	FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id,
-	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es,
-	             to_tsquery('english', ?) AS ren, to_tsquery('spanish', ?) AS res) q
-	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
-	ORDER BY score DESC, c.id LIMIT ?`
-
-const helpSQL = `SELECT 'help' AS kind, c.id AS chunk_id, c.article_id AS lesson_id, a.title, c.heading, c.anchor, c.text, c.hash,
-	CASE WHEN a.language = 'es' THEN ts_rank(c.tsv_es, q.res) ELSE ts_rank(c.tsv_en, q.ren) END
-	    * CASE WHEN a.language = ? THEN 1 ELSE %g END AS score
-	FROM help_chunks c JOIN help_articles a ON a.id = c.article_id,
-	     (SELECT to_tsquery('english', ?) AS en, to_tsquery('spanish', ?) AS es,
-	             to_tsquery('english', ?) AS ren, to_tsquery('spanish', ?) AS res) q
-	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) %s
-	ORDER BY score DESC, c.id LIMIT ?`
-
-func (r *Retriever) search(ctx context.Context, base, lang string, tq tsQueries, filter string, arg any, k int) ([]Source, error) {
-	// Chunks sharing two of the query's words are the precise answer and
-	// few; only when they are too few does the OR of single words run,
-	// which on common words ranks a large part of the corpus.
+// search tries the chunks sharing two of the query's words first: they
+// are the precise answer and few; only when they are too few does the OR
+// of single words run, which on common words ranks a large part of the
+// corpus. Both rank against the OR of single words, which ranks as well
+// as the pair query and costs a fraction of it (ranking's cost grows with
+// the query's size).
+func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq tsQueries) ([]Source, error) {
+	q.RankBy = tq.any
 	if tq.pairs != "" {
-		src, err := r.rank(ctx, base, lang, tq.pairs, tq.any, filter, arg, k)
-		if err != nil || len(src) >= min(k, 3) {
-			return src, err
+		q.Match = tq.pairs
+		rows, err := r.chunks.Search(ctx, q)
+		if err != nil || len(rows) >= min(q.Limit, 3) {
+			return sources(rows), err
 		}
 	}
-	return r.rank(ctx, base, lang, tq.any, tq.any, filter, arg, k)
+	q.Match = tq.any
+	rows, err := r.chunks.Search(ctx, q)
+	return sources(rows), err
 }
 
-// rank selects with match and orders by ts_rank against rankBy: the
-// OR of single words ranks as well as the pair query and costs a fraction
-// of it, since ranking's cost grows with the query's size.
-func (r *Retriever) rank(ctx context.Context, base, lang, match, rankBy, filter string, arg any, k int) ([]Source, error) {
-	args := []any{lang, match, match, rankBy, rankBy}
-	if arg != nil {
-		args = append(args, arg)
+func sources(rows []models.Chunk) []Source {
+	out := make([]Source, len(rows))
+	for i, c := range rows {
+		out[i] = Source(c)
 	}
-	args = append(args, k)
-	var rows []Source
-	if err := r.db.WithContext(ctx).Raw(fmt.Sprintf(base, otherLangWeight, filter), args...).Scan(&rows).Error; err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
-	}
-	return rows, nil
+	return out
 }
 
 // tsQueries are the two tsquery texts a search tries: any two words, then any word.
@@ -212,16 +187,11 @@ var stopwords = func() map[string]struct{} {
 
 // Lesson reads a lesson with its sections, or models.ErrNotFound.
 func (r *Retriever) Lesson(ctx context.Context, id string) (*Lesson, error) {
-	var rows []Lesson
-	err := r.db.WithContext(ctx).Raw(`SELECT id, module_id, title, content_md AS content FROM lessons WHERE id = ?`, id).
-		Scan(&rows).Error
+	row, err := r.content.Lesson(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("read lesson: %w", err)
+		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, models.ErrNotFound
-	}
-	l := &rows[0]
+	l := &Lesson{ID: row.ID, ModuleID: row.ModuleID, Title: row.Title, Content: row.ContentMD}
 	if l.Chunks, err = r.LessonChunks(ctx, id); err != nil {
 		return nil, err
 	}

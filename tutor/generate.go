@@ -1,0 +1,248 @@
+package tutor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"aula/models"
+	"aula/tutor/stream"
+)
+
+// job is one generation to run.
+type job struct {
+	st        *stream.Stream
+	answer    models.Message
+	conv      models.Conversation
+	question  string // the student's text, attachment included
+	plain     string // the student's text alone (language, retrieval)
+	beforeSeq int    // history ends before the question's seq
+	lang      string
+	seed      []Turn
+	start     time.Time
+}
+
+// outcome is how a generation ended.
+type outcome struct {
+	status    string
+	code      string
+	detail    string
+	content   string
+	provider  string
+	model     string
+	ttft      *int
+	usage     Usage
+	receipt   Receipt
+	truncated bool
+}
+
+// generate runs one answer to its end and stores it; it never returns
+// before the row leaves the streaming status.
+func (s *Service) generate(ctx context.Context, j *job) {
+	j.start = s.now()
+	ctx, cancelTimeout := context.WithTimeoutCause(ctx, s.cfg.AnswerTimeout, errAnswerTimeout)
+	defer cancelTimeout()
+	defer j.st.Cancel(nil)
+	stopPersist := s.streams.Persist(j.st)
+	o := s.run(ctx, j)
+	// The batch writer stops before Finish, so a late batch cannot race
+	// the final text (it would be refused anyway: the row is no longer streaming).
+	stopPersist()
+	s.store(j, o)
+}
+
+// run asks the provider of the tutor_chat route and streams its answer
+// into the job's stream; the outcome says how it ended.
+func (s *Service) run(ctx context.Context, j *job) outcome {
+	route, prov, o := s.provider(ctx)
+	if o.status != "" {
+		return o
+	}
+	req, receipt, err := s.buildRequest(ctx, j)
+	if err != nil {
+		if c := causeCode(ctx); c != "" {
+			return o.failed(c, "")
+		}
+		return o.failed(CodeContextError, err.Error())
+	}
+	req.Model, req.Temperature, req.MaxTokens = route.Model, route.Temperature, route.MaxTokens
+	if o.model == "" {
+		o.model = ModelOf(prov)
+	}
+	o.receipt = receipt
+	cause, err := s.streamAnswer(ctx, j, prov, req, &o)
+	o = o.ended(cause, err, strings.ToValidUTF8(j.st.Text(), "\uFFFD"))
+	est := estimateUsage(req, o.content)
+	if o.usage.TokensIn == 0 {
+		o.usage.TokensIn = est.TokensIn
+	}
+	if o.usage.TokensOut == 0 {
+		o.usage.TokensOut = est.TokensOut
+	}
+	return o
+}
+
+// provider opens the provider of the tutor_chat route; a failed outcome
+// (status set) when it cannot be used.
+func (s *Service) provider(ctx context.Context) (*models.AIRoute, Provider, outcome) {
+	route, err := s.route(ctx, models.UseTutorChat)
+	if err != nil {
+		return nil, nil, outcome{}.failed(CodeContextError, err.Error())
+	}
+	o := outcome{provider: route.Provider, model: route.Model}
+	if err := s.cfg.CheckCredentials(route.Provider, s.cfg.Credentials); err != nil {
+		return nil, nil, o.failed(providerErrorCode(err), err.Error())
+	}
+	prov, err := s.cfg.NewProvider(ctx, route.Provider, route.Model, s.cfg.Credentials)
+	if err != nil {
+		return nil, nil, o.failed(providerErrorCode(err), err.Error())
+	}
+	return route, prov, o
+}
+
+// streamAnswer streams the provider's answer into the job's stream,
+// within the first-token timeout and the answer size cap. It returns why
+// the stream's context ended (nil if it did not) and the provider's error.
+func (s *Service) streamAnswer(ctx context.Context, j *job, prov Provider, req Request, o *outcome) (cause, err error) {
+	streamCtx, cancelStream := context.WithCancelCause(ctx)
+	defer cancelStream(nil)
+	firstToken := time.AfterFunc(s.cfg.FirstTokenTimeout, func() { cancelStream(errFirstTokenTimeout) })
+	defer firstToken.Stop()
+	size := 0
+	o.usage, err = prov.Stream(streamCtx, req, func(tok string) error {
+		if tok == "" {
+			return nil
+		}
+		if o.ttft == nil {
+			firstToken.Stop()
+			ms := int(s.now().Sub(j.start).Milliseconds())
+			o.ttft = &ms
+		}
+		if size+len(tok) > s.cfg.MaxAnswerBytes {
+			tok = tok[:stream.CompleteRunes([]byte(tok[:s.cfg.MaxAnswerBytes-size]))]
+			o.truncated = true
+		}
+		j.st.Append(tok)
+		size += len(tok)
+		if o.truncated {
+			return errAnswerTooLong
+		}
+		return nil
+	})
+	if streamCtx.Err() != nil {
+		cause = context.Cause(streamCtx)
+	}
+	return cause, err
+}
+
+// ended is the outcome of a stream that ended with cause (nil: on its
+// own) and the provider's err, having produced text.
+func (o outcome) ended(cause, err error, text string) outcome {
+	switch {
+	case o.truncated:
+		o.status, o.content = models.StatusComplete, text
+	case errors.Is(cause, stream.ErrCancelled):
+		o.status, o.content = models.StatusCancelled, text
+	case errors.Is(cause, stream.ErrLeaseLost):
+		return o.failed(CodeInterrupted, "")
+	case cause != nil:
+		return o.failed(codeOfCause(cause), "")
+	case err != nil:
+		return o.failed(providerErrorCode(err), err.Error())
+	case strings.TrimSpace(text) == "":
+		return o.failed(CodeEmptyAnswer, "")
+	default:
+		o.status, o.content = models.StatusComplete, text
+	}
+	return o
+}
+
+// failed is o ended as failed with code and detail.
+func (o outcome) failed(code, detail string) outcome {
+	o.status, o.code, o.detail = models.StatusFailed, code, detail
+	return o
+}
+
+// causeCode names why ctx ended, "" if it has not.
+func causeCode(ctx context.Context) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	return codeOfCause(context.Cause(ctx))
+}
+
+// codeOfCause is the error code of a generation's end cause: a timeout's
+// own, interrupted for anything else (shutdown, a stop elsewhere).
+func codeOfCause(cause error) string {
+	switch {
+	case errors.Is(cause, errFirstTokenTimeout):
+		return CodeFirstTokenTimeout
+	case errors.Is(cause, errAnswerTimeout):
+		return CodeAnswerTimeout
+	default:
+		return CodeInterrupted
+	}
+}
+
+// providerErrorCode classifies a provider error for the error event.
+func providerErrorCode(err error) string {
+	switch {
+	case errors.Is(err, ErrNoCredentials):
+		return CodeNoCredentials
+	case errors.Is(err, ErrUnknownProvider):
+		return CodeUnknownProvider
+	}
+	if code := ErrorCode(err); code != "" {
+		return code
+	}
+	return CodeProviderError
+}
+
+// store persists the outcome, refunds a failed (or empty cancelled)
+// question, then publishes the final state and frees the buffer.
+func (s *Service) store(j *job, o outcome) {
+	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
+	defer cancel()
+	if o.status == models.StatusFailed {
+		o.content = "" // a failed answer is never kept half-written
+	}
+	o.receipt.Truncated = o.truncated
+	if o.detail != "" {
+		o.receipt.Error = clipRunes(o.detail, 300)
+	}
+	meta, _ := json.Marshal(o.receipt)
+	in := models.FinishInput{Status: o.status, Content: o.content, ErrorCode: o.code, Provider: o.provider, Model: o.model,
+		LatencyMs: int(s.now().Sub(j.start).Milliseconds()), TtftMs: o.ttft,
+		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now(), LeaseOwner: s.streams.InstanceID()}
+	stored, err := s.msgs.Finish(ctx, j.answer.ID, in)
+	if err != nil {
+		// The row stays streaming; its lease is no longer renewed, so the
+		// sweep fails and refunds it.
+		s.log.Error("tutor: store answer", "message", j.answer.ID, "err", err)
+	}
+	// Only the process that stored the final state refunds: a row another
+	// process already ended (lease expired) was refunded by that process.
+	if stored && (o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "")) {
+		if _, err := s.quotas.Refund(ctx, j.answer.ID); err != nil {
+			s.log.Error("tutor: refund question", "message", j.answer.ID, "err", err)
+		}
+	}
+	if o.status == models.StatusFailed {
+		s.log.Warn("tutor: answer failed", "message", j.answer.ID, "code", o.code, "provider", o.provider, "detail", o.detail)
+	}
+	m, err := s.msgs.Get(ctx, j.answer.UserID, j.answer.ID)
+	if err != nil {
+		m = &j.answer
+		m.Status, m.Content, m.ErrorCode, m.Metadata = o.status, o.content, o.code, meta
+	}
+	s.streams.End(ctx, j.st, m, stored)
+}
+
+// finishFailed ends a job that never ran.
+func (s *Service) finishFailed(j *job, code string) {
+	j.start = s.now()
+	s.store(j, outcome{status: models.StatusFailed, code: code})
+	j.st.Cancel(nil)
+}

@@ -1,0 +1,50 @@
+package tutor
+
+import (
+	"encoding/json"
+)
+
+// Citation is a chunk an answer was given, as recorded in its receipt.
+type Citation struct {
+	Kind     string  `json:"kind"`
+	ChunkID  int64   `json:"chunkId"`
+	LessonID string  `json:"lessonId,omitempty"`
+	Heading  string  `json:"heading"`
+	Anchor   string  `json:"anchor"`
+	Score    float64 `json:"score"`
+	Hash     string  `json:"hash"`
+}
+
+// Receipt records what the tutor saw for one answer (messages.metadata).
+type Receipt struct {
+	Citations      []Citation `json:"citations"`
+	RetrievalQuery string     `json:"retrievalQuery"`
+	CondenseMethod string     `json:"condenseMethod,omitempty"` // none, keyword or model
+	TurnsSent      int        `json:"turnsSent"`
+	TurnsOmitted   int        `json:"turnsOmitted"` // eligible earlier turns left out
+	Lang           string     `json:"lang"`
+	Style          string     `json:"style"`
+	HintLevel      int        `json:"hintLevel,omitempty"`
+	FullAnswer     bool       `json:"fullAnswer,omitempty"`
+	Mode           string     `json:"mode"`
+	LessonID       string     `json:"lessonId,omitempty"`
+	LessonWhole    bool       `json:"lessonWhole,omitempty"`
+	Truncated      bool       `json:"truncated,omitempty"`
+	Error          string     `json:"error,omitempty"`
+}
+
+// ParseReceipt decodes an answer's metadata; an empty or foreign value gives a zero Receipt.
+func ParseReceipt(meta []byte) Receipt {
+	var r Receipt
+	_ = json.Unmarshal(meta, &r)
+	return r
+}
+
+func citations(src []Source) []Citation {
+	out := make([]Citation, 0, len(src))
+	for _, s := range src {
+		out = append(out, Citation{Kind: s.Kind, ChunkID: s.ChunkID, LessonID: s.LessonID, Heading: s.Heading,
+			Anchor: s.Anchor, Score: s.Score, Hash: s.Hash})
+	}
+	return out
+}

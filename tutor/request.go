@@ -1,0 +1,103 @@
+package tutor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"aula/models"
+)
+
+// buildRequest assembles what the provider sees and the receipt saying so.
+func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, error) {
+	conv := j.conv
+	hist, err := LoadHistory(ctx, s.msgs, j.answer.UserID, conv.ID, j.beforeSeq, s.cfg.HistoryMessages, s.cfg.HistoryTokens)
+	if err != nil {
+		return Request{}, Receipt{}, err
+	}
+	hist = withSeed(hist, j.seed, s.cfg.HistoryTokens)
+	lang := s.answerLang(ctx, j)
+	guide := NextGuide(conv.Style, j.plain, lastReceipt(hist.Recent))
+
+	query, method := s.condense(ctx, j.plain, hist.Recent)
+	scope := Scope{Mode: conv.Mode, Lang: lang}
+	if conv.LessonID != nil && conv.Mode == models.ModeLesson {
+		scope.LessonID = *conv.LessonID
+	}
+	if conv.ModuleID != nil && conv.Mode == models.ModeLesson {
+		scope.ModuleID = *conv.ModuleID
+	}
+	hits, err := s.retr.Search(ctx, query, scope, s.cfg.TopK)
+	if err != nil {
+		return Request{}, Receipt{}, err
+	}
+	in := PromptInput{Mode: conv.Mode, Style: conv.Style, Lang: lang, Sources: hits, Guide: guide, Budget: s.cfg.LessonBudget}
+	if scope.LessonID != "" {
+		l, err := s.retr.Lesson(ctx, scope.LessonID)
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			return Request{}, Receipt{}, err
+		}
+		in.Lesson = l
+	}
+	p := BuildPrompt(in)
+	r := Receipt{RetrievalQuery: query, CondenseMethod: method, TurnsSent: len(hist.Turns), TurnsOmitted: hist.Omitted,
+		Lang: lang, Style: conv.Style, Mode: conv.Mode, HintLevel: guide.HintLevel, FullAnswer: guide.FullAnswer,
+		Citations: citations(p.Sources)}
+	if in.Lesson != nil {
+		r.LessonID = in.Lesson.ID
+		r.LessonWhole = p.LessonWhole
+	}
+	req := Request{System: p.System, History: hist.Turns, Question: j.question, Lang: lang, Mode: conv.Mode, Sources: p.Sources}
+	return req, r, nil
+}
+
+// condense turns a follow-up into a standalone retrieval query, with the
+// condense route's model when one is configured and keywords otherwise.
+func (s *Service) condense(ctx context.Context, question string, recent []models.Message) (string, string) {
+	prior := priorTurns(recent)
+	if len(prior) == 0 {
+		return question, "none"
+	}
+	if route, err := s.route(ctx, models.UseCondense); err == nil && route.Provider != ProviderOffline &&
+		s.cfg.CheckCredentials(route.Provider, s.cfg.Credentials) == nil {
+		if p, err := s.cfg.NewProvider(ctx, route.Provider, route.Model, s.cfg.Credentials); err == nil {
+			if q := modelCondense(ctx, p, route, question, prior); q != "" {
+				return q, "model"
+			}
+		}
+	}
+	return KeywordCondense(question, prior), "keyword"
+}
+
+func withAttachment(content, filename, text string) string {
+	return fmt.Sprintf("%s\n\n[Attached file %q]\n%s", content, filename, clipRunes(text, maxAttachmentChars))
+}
+
+// answerLang is the language the answer is asked in, or the one detected
+// from the question and the student's locale.
+func (s *Service) answerLang(ctx context.Context, j *job) string {
+	if j.lang == "en" || j.lang == "es" {
+		return j.lang
+	}
+	locale := ""
+	if u, err := s.users.Get(ctx, j.answer.UserID); err == nil {
+		locale = u.Locale
+	}
+	return detectLang(j.plain, locale)
+}
+
+// lastReceipt is the receipt of the newest answer among recent (newest
+// first), nil if there is none or it cannot be read.
+func lastReceipt(recent []models.Message) *Receipt {
+	for _, m := range recent {
+		if m.Role == models.RoleAssistant {
+			var r Receipt
+			if json.Unmarshal(m.Metadata, &r) == nil {
+				return &r
+			}
+			return nil
+		}
+	}
+	return nil
+}
