@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"aula/models"
+	"aula/scale"
 )
 
 // BenchmarkScalePages times the student dashboard and every admin page on
@@ -19,14 +20,14 @@ import (
 // and nothing else. AULA_EXPLAIN=1 also logs the plans of the heaviest queries.
 func BenchmarkScalePages(b *testing.B) {
 	s := newServer(b)
-	rep, err := models.GenerateScale(context.Background(), s.DB.DB, 1, time.Now())
+	rep, err := scale.Generate(context.Background(), models.NewScaleData(s.DB.DB), 1, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("generated %d users, %d conversations, %d messages in %s", rep.Users, rep.Conversations, rep.Messages, rep.Took.Round(time.Millisecond))
 	s.user(b, "root@example.com", "password-1", models.PlanSuperAdmin)
 	admin := s.signIn(b, "root@example.com", "password-1")
-	student := s.signIn(b, "scale-42@aula.test", models.ScalePassword)
+	student := s.signIn(b, "scale-42@aula.test", scale.Password)
 	pages := []struct {
 		name, path string
 		client     *http.Client

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"aula/models"
+	"aula/scale"
 )
 
 // BenchmarkPagesAtScale is the server's time and its SQL statements for
 // one page each of the lesson page, the chat screen of a student with
 // 10,000 threads, that student's dashboard and the admin overview, on the
-// 1,000,000-message data set (models.GenerateScale, the generator behind
+// 1,000,000-message data set (scale.Generate, the generator behind
 // `aula seed --scale`, plus the 10,000-thread student; built only when
 // this benchmark runs, in about two minutes). The request goes through
 // the whole handler (routing, session, queries, rendering) in process.
@@ -23,7 +24,7 @@ import (
 func BenchmarkPagesAtScale(b *testing.B) {
 	s := newServer(b)
 	ctx := context.Background()
-	rep, err := models.GenerateScale(ctx, s.DB.DB, 1, time.Now())
+	rep, err := scale.Generate(ctx, models.NewScaleData(s.DB.DB), 1, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,36 +9,43 @@ import (
 	"gorm.io/gorm"
 )
 
-// ScalePassword is the password of every generated scale user
-// (scale-N@aula.test), so benchmarks and demos can sign in as one.
-const ScalePassword = "scale-pass-1"
-
 // ErrScaleExists means the scale data set was generated already.
 var ErrScaleExists = errors.New("scale data already present (users scale-N@aula.test exist)")
 
-// ScaleReport counts what GenerateScale inserted.
-type ScaleReport struct {
-	Users, Conversations, Messages int64
-	Took                           time.Duration
+// ErrNoLessons means the content must be imported before the scale data
+// set: its lesson threads point at lessons.
+var ErrNoLessons = errors.New("no lessons: import the demo content first (aula seed)")
+
+// ScaleData holds the statements of the load-test data set: users
+// scale-N@aula.test, their threads and messages, all set-based (INSERT …
+// SELECT generate_series), no row built in Go. Rows derive from hashes of
+// their numbers, so two runs give the same data.
+type ScaleData struct{ db *gorm.DB }
+
+// NewScaleData returns the scale data store.
+func NewScaleData(db *gorm.DB) *ScaleData { return &ScaleData{db: db} }
+
+// ScaleSize is how much to generate, and as of when.
+type ScaleSize struct {
+	Users, Conversations, MessagesPerConversation int64
+	PasswordHash                                  string // of every generated user
+	Now                                           time.Time
 }
 
-// GenerateScale fills the database with a load-test data set: 10,000×n
-// users, 100,000×n conversations and 1,000,000×n messages over the last
-// 180 days, with ratings, citations, failures and latencies, all set-based
-// (INSERT … SELECT generate_series) in one transaction: no row is built in
-// Go (about 1.5 minutes on 2 cores, most of it maintaining the messages
-// indexes). Rows are derived from hashes of their numbers, so two runs give
-// the same data. The demo content must be imported first: lesson threads
-// point at its lessons. A VACUUM ANALYZE at the end sets the visibility
-// map, so the dashboards' index-only scans do not visit the heap.
-func GenerateScale(ctx context.Context, db *gorm.DB, n int, now time.Time) (ScaleReport, error) {
-	start := time.Now()
-	if n < 1 {
-		return ScaleReport{}, fmt.Errorf("scale must be at least 1, got %d", n)
-	}
-	rep := ScaleReport{Users: 10_000 * int64(n), Conversations: 100_000 * int64(n), Messages: 1_000_000 * int64(n)}
-	hash := HashPassword(ScalePassword)
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+// scaleStep is one set-based statement of the data set.
+type scaleStep struct {
+	what string
+	sql  string
+	args []any
+}
+
+// Insert writes the data set in one transaction: ErrScaleExists when it is
+// there already, ErrNoLessons before the content is imported. Threads are
+// spread over the 180 days before d.Now, with ratings, citations, failures
+// and latencies.
+func (s *ScaleData) Insert(ctx context.Context, d ScaleSize) error {
+	return WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		var lessons, existing int64
 		if err := tx.Raw(`SELECT (SELECT count(*) FROM lessons), (SELECT count(*) FROM users WHERE email = 'scale-1@aula.test')`).
 			Row().Scan(&lessons, &existing); err != nil {
@@ -48,19 +55,45 @@ func GenerateScale(ctx context.Context, db *gorm.DB, n int, now time.Time) (Scal
 			return ErrScaleExists
 		}
 		if lessons == 0 {
-			return errors.New("no lessons: import the demo content first (aula seed)")
+			return ErrNoLessons
 		}
-		steps := []struct {
-			what string
-			sql  string
-			args []any
-		}{
-			{"users", `INSERT INTO users (id, email, password_hash, name, plan, created_at, updated_at)
+		for _, st := range scaleSteps(d, lessons) {
+			if err := tx.Exec(st.sql, st.args...).Error; err != nil {
+				return fmt.Errorf("generate %s: %w", st.what, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Vacuum sets the visibility map after a bulk load, so the dashboards'
+// index-only scans do not visit the heap, and refreshes the statistics.
+func (s *ScaleData) Vacuum(ctx context.Context) error {
+	if err := conn(ctx, s.db).Exec(`VACUUM (ANALYZE) users, conversations, messages, plan_usage`).Error; err != nil {
+		return fmt.Errorf("vacuum analyze: %w", err)
+	}
+	return nil
+}
+
+// scaleSteps are the data set's statements, in dependency order.
+func scaleSteps(d ScaleSize, lessons int64) []scaleStep {
+	return []scaleStep{
+		{"users", scaleUsersSQL, []any{d.PasswordHash, d.Now, d.Now, d.Users}},
+		{"conversations", scaleConversationsSQL, []any{d.Users, d.Conversations, d.Now, lessons}},
+		{"messages", scaleMessagesSQL, []any{d.MessagesPerConversation}},
+		{"plan usage", scalePlanUsageSQL, []any{Period(d.Now), Period(d.Now)}},
+	}
+}
+
+// scaleUsersSQL inserts the users, half on the free plan, the rest spread over the paid ones.
+const scaleUsersSQL = `INSERT INTO users (id, email, password_hash, name, plan, created_at, updated_at)
 				SELECT md5('scale-u' || i)::uuid, 'scale-' || i || '@aula.test', ?, 'Scale Student ' || i,
 					(ARRAY['FREE','FREE','FREE','FREE','FREE','STARTER','STARTER','PRO','ELITE','CORPORATE_USER'])[1 + i % 10],
 					?::timestamptz - interval '200 days', ?::timestamptz - interval '200 days'
-				FROM generate_series(1, ?) AS i`, []any{hash, now, now, rep.Users}},
-			{"conversations", `WITH l AS (SELECT row_number() OVER (ORDER BY id) - 1 AS k, id, module_id FROM lessons)
+				FROM generate_series(1, ?) AS i`
+
+// scaleConversationsSQL inserts the threads, 7 in 10 about a lesson, spread over 180 days.
+const scaleConversationsSQL = `WITH l AS (SELECT row_number() OVER (ORDER BY id) - 1 AS k, id, module_id FROM lessons)
 				INSERT INTO conversations (id, user_id, title, mode, lesson_id, module_id, next_seq, created_at, last_activity_at)
 				SELECT md5('scale-c' || c)::uuid, md5('scale-u' || (1 + c % ?))::uuid, 'Scale question ' || c,
 					CASE WHEN c % 10 < 7 THEN 'lesson' WHEN c % 10 < 9 THEN 'tutor' ELSE 'help' END,
@@ -68,8 +101,10 @@ func GenerateScale(ctx context.Context, db *gorm.DB, n int, now time.Time) (Scal
 					10, t.ts, t.ts + interval '9 minutes'
 				FROM generate_series(1, ?) AS c
 				CROSS JOIN LATERAL (SELECT ?::timestamptz - ((c::bigint * 7919) % (180 * 24 * 60)) * interval '1 minute' - interval '10 minutes' AS ts) t
-				JOIN l ON l.k = c % ?`, []any{rep.Users, rep.Conversations, now, lessons}},
-			{"messages", `INSERT INTO messages (conversation_id, user_id, seq, role, content, status, rating, rating_reason,
+				JOIN l ON l.k = c % ?`
+
+// scaleMessagesSQL inserts the turns of every thread, with ratings, citations, failures and latencies.
+const scaleMessagesSQL = `INSERT INTO messages (conversation_id, user_id, seq, role, content, status, rating, rating_reason,
 					rating_comment, rated_at, provider, model, latency_ms, ttft_ms, tokens_in, tokens_out, error_code,
 					metadata, created_at, completed_at)
 				SELECT c.id, c.user_id, s.seq, CASE WHEN s.seq % 2 = 0 THEN 'user' ELSE 'assistant' END,
@@ -102,26 +137,11 @@ func GenerateScale(ctx context.Context, db *gorm.DB, n int, now time.Time) (Scal
 					(ARRAY['offline-tutor','gpt-4o-mini','claude-sonnet-4-5'])[1 + abs(hashtext(c.id::text)) % 3] AS model) p
 				LEFT JOIN LATERAL (SELECT id, heading, anchor, hash FROM lesson_chunks
 					WHERE lesson_id = c.lesson_id ORDER BY position OFFSET r.v % 3 LIMIT 1) ch ON s.seq % 2 = 1
-				WHERE c.title LIKE 'Scale question %'`, []any{rep.Messages / rep.Conversations}},
-			{"plan usage", `INSERT INTO plan_usage (user_id, period, questions)
+				WHERE c.title LIKE 'Scale question %'`
+
+// scalePlanUsageSQL counts the current month's questions in plan_usage.
+const scalePlanUsageSQL = `INSERT INTO plan_usage (user_id, period, questions)
 				SELECT m.user_id, ?::date, count(*) FROM messages m
 				WHERE m.role = 'user' AND m.created_at >= ? AND m.content LIKE 'Scale question, part (%'
 				GROUP BY m.user_id
-				ON CONFLICT (user_id, period) DO UPDATE SET questions = excluded.questions`, []any{Period(now), Period(now)}},
-		}
-		for _, st := range steps {
-			if err := tx.Exec(st.sql, st.args...).Error; err != nil {
-				return fmt.Errorf("generate %s: %w", st.what, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return rep, err
-	}
-	if err := db.WithContext(ctx).Exec(`VACUUM (ANALYZE) users, conversations, messages, plan_usage`).Error; err != nil {
-		return rep, fmt.Errorf("vacuum analyze: %w", err)
-	}
-	rep.Took = time.Since(start)
-	return rep, nil
-}
+				ON CONFLICT (user_id, period) DO UPDATE SET questions = excluded.questions`
