@@ -106,15 +106,17 @@ func (s *Streams) Renew(ctx context.Context, owner string, ids []string, ttl tim
 }
 
 // FailExpired ends every streaming answer whose lease ran out (or that
-// has none): status failed, error code "interrupted", text cleared, its
+// has none), except those self holds (a live owner, perhaps still storing
+// a final text after the database was away): status failed, error code "interrupted", text cleared, its
 // question refunded, and an "end" notification for its followers. Rows
 // and refunds change in one statement with row locks skipped, so sweeps
 // racing on several processes, or with the owner's own Finish, refund a
 // question exactly once. It returns the ids it ended.
-func (s *Streams) FailExpired(ctx context.Context, now time.Time) ([]string, error) {
+func (s *Streams) FailExpired(ctx context.Context, now time.Time, self string) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `WITH dead AS (
 			SELECT id, user_id, quota_period FROM messages
 			WHERE status = 'streaming' AND (lease_until IS NULL OR lease_until < now())
+			  AND lease_owner IS DISTINCT FROM $2
 			ORDER BY lease_until NULLS FIRST LIMIT 500
 			FOR UPDATE SKIP LOCKED
 		), failed AS (
@@ -129,7 +131,7 @@ func (s *Streams) FailExpired(ctx context.Context, now time.Time) ([]string, err
 			WHERE p.user_id = r.user_id AND p.period = r.quota_period
 			RETURNING p.user_id
 		)
-		SELECT id::text, pg_notify('`+StreamChannel+`', id::text || ' end')::text FROM failed`, now)
+		SELECT id::text, pg_notify('`+StreamChannel+`', id::text || ' end')::text FROM failed`, now, self)
 	if err != nil {
 		return nil, fmt.Errorf("fail expired answers: %w", err)
 	}
@@ -208,3 +210,6 @@ func (s *Streams) NotifyEnd(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// Ping tells whether the database answers.
+func (s *Streams) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"aula/models"
+	"aula/tutor/stream"
 )
 
 // condenseTimeout bounds the model call that rewrites a follow-up; past it
@@ -143,7 +144,7 @@ func modelCondense(ctx context.Context, p Provider, route *models.AIRoute, quest
 	if err != nil || ctx.Err() != nil {
 		return ""
 	}
-	q := strings.Trim(strings.TrimSpace(b.String()), `"'`)
+	q := strings.Trim(strings.TrimSpace(stream.Clean(b.String())), `"'`)
 	if q == "" || utf8.RuneCountInString(q) > 400 {
 		return ""
 	}

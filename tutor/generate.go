@@ -73,7 +73,7 @@ func (s *Service) run(ctx context.Context, j *job) outcome {
 	}
 	o.receipt = receipt
 	cause, err := s.streamAnswer(ctx, j, prov, req, &o)
-	o = o.ended(cause, err, strings.ToValidUTF8(j.st.Text(), "\uFFFD"))
+	o = o.ended(cause, err, stream.Clean(j.st.Text()))
 	est := estimateUsage(req, o.content)
 	if o.usage.TokensIn == 0 {
 		o.usage.TokensIn = est.TokensIn
@@ -200,44 +200,85 @@ func providerErrorCode(err error) string {
 	return CodeProviderError
 }
 
-// store persists the outcome, refunds a failed (or empty cancelled)
-// question, then publishes the final state and frees the buffer.
+// store persists the outcome and refunds a failed (or empty cancelled)
+// question in one transaction, then publishes the final state and frees
+// the buffer. Readers are told the answer is done only once it is stored:
+// while the database is unreachable the finished answer is kept and
+// stored again with a growing pause; the stream stays registered
+// meanwhile, so its lease is renewed as soon as the database is back.
 func (s *Service) store(j *job, o outcome) {
-	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
-	defer cancel()
 	if o.status == models.StatusFailed {
 		o.content = "" // a failed answer is never kept half-written
 	}
 	o.receipt.Truncated = o.truncated
 	if o.detail != "" {
-		o.receipt.Error = clipRunes(o.detail, 300)
+		o.receipt.Error = clipRunes(stream.Clean(o.detail), 300)
 	}
 	meta, _ := json.Marshal(o.receipt)
 	in := models.FinishInput{Status: o.status, Content: o.content, ErrorCode: o.code, Provider: o.provider, Model: o.model,
 		LatencyMs: int(s.now().Sub(j.start).Milliseconds()), TtftMs: o.ttft,
 		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now(), LeaseOwner: s.streams.InstanceID()}
-	stored, err := s.msgs.Finish(ctx, j.answer.ID, in)
-	if err != nil {
-		// The row stays streaming; its lease is no longer renewed, so the
-		// sweep fails and refunds it.
-		s.log.Error("tutor: store answer", "message", j.answer.ID, "err", err)
-	}
 	// Only the process that stored the final state refunds: a row another
 	// process already ended (lease expired) was refunded by that process.
-	if stored && (o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "")) {
-		if _, err := s.quotas.Refund(ctx, j.answer.ID); err != nil {
-			s.log.Error("tutor: refund question", "message", j.answer.ID, "err", err)
-		}
-	}
+	refund := o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "")
+	stored := s.finish(j.answer.ID, in, refund)
 	if o.status == models.StatusFailed {
 		s.log.Warn("tutor: answer failed", "message", j.answer.ID, "code", o.code, "provider", o.provider, "detail", o.detail)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
+	defer cancel()
 	m, err := s.msgs.Get(ctx, j.answer.UserID, j.answer.ID)
 	if err != nil {
 		m = &j.answer
 		m.Status, m.Content, m.ErrorCode, m.Metadata = o.status, o.content, o.code, meta
 	}
 	s.streams.End(ctx, j.st, m, stored)
+}
+
+// finish writes the final state (and the refund) until it is written,
+// the row turns out to be no longer ours, or the failure is not the
+// database being away; once the process is stopping it tries for at most
+// persistTimeout more. It reports whether this process stored it.
+func (s *Service) finish(id string, in models.FinishInput, refund bool) bool {
+	pause := 100 * time.Millisecond
+	var giveUp <-chan time.Time
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
+		stored := false
+		err := models.WithTx(ctx, s.cfg.DB, func(ctx context.Context) error {
+			var err error
+			if stored, err = s.msgs.Finish(ctx, id, in); err != nil || !stored || !refund {
+				return err
+			}
+			_, err = s.quotas.Refund(ctx, id)
+			return err
+		})
+		cancel()
+		if err == nil {
+			return stored
+		}
+		if !models.IsUnavailable(err) {
+			// The row stays streaming; its lease is no longer renewed once
+			// the stream ends, so a sweep fails and refunds it.
+			s.log.Error("tutor: store answer", "message", id, "err", err)
+			return false
+		}
+		s.log.Warn("tutor: database away; storing the answer again", "message", id, "retry", pause, "err", err)
+		if giveUp == nil {
+			select {
+			case <-s.streams.Stopping():
+				giveUp = time.After(persistTimeout)
+			default:
+			}
+		}
+		select {
+		case <-time.After(pause):
+		case <-giveUp:
+			s.log.Error("tutor: stopped before the database came back; answer not stored", "message", id)
+			return false
+		}
+		pause = min(pause*2, 2*time.Second)
+	}
 }
 
 // finishFailed ends a job that never ran.

@@ -100,6 +100,11 @@ type Broker struct {
 	bg        sync.WaitGroup
 	startOnce sync.Once
 
+	// The database as this process last saw it, for the sweep (lease.go).
+	healthMu sync.Mutex
+	away     bool      // the last statement could not reach it
+	back     time.Time // when it was reached again after being away
+
 	flushes atomic.Int64
 	remotes atomic.Int64
 }
@@ -128,7 +133,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	if b.storeErr != nil {
 		return b.storeErr
 	}
-	ids, err := b.store.FailExpired(ctx, b.now())
+	ids, err := b.store.FailExpired(ctx, b.now(), b.cfg.InstanceID)
 	if err != nil {
 		return err
 	}
@@ -304,6 +309,10 @@ func (b *Broker) cancelLocal(msgID string) {
 }
 
 func (b *Broker) now() time.Time { return b.cfg.Now().UTC() }
+
+// Stopping is closed once Close has begun: generations still running
+// are being ended.
+func (b *Broker) Stopping() <-chan struct{} { return b.base.Done() }
 
 // InstanceID is the id this process writes into the leases it holds.
 func (b *Broker) InstanceID() string { return b.cfg.InstanceID }

@@ -7,6 +7,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -129,15 +130,16 @@ func (st *Stream) UserID() string { return st.userID }
 func (st *Stream) Cancel(cause error) { st.cancel(cause) }
 
 // Append adds text and wakes every subscriber without blocking on any.
-// Invalid UTF-8 is replaced before it is published, so the buffer's bytes
-// are exactly what the database stores and other processes replay: byte
-// offsets mean the same on every process.
+// The text is made storable (Clean) before it is published, so the
+// buffer's bytes are exactly what the database stores and other
+// processes replay: byte offsets mean the same on every process, and what
+// a student saw is what is stored.
 func (st *Stream) Append(text string) {
 	st.mu.Lock()
 	st.buf = append(st.buf, text...)
 	n := CompleteRunes(st.buf)
-	if fresh := st.buf[st.pub:n]; !utf8.Valid(fresh) {
-		clean := strings.ToValidUTF8(string(fresh), "\uFFFD")
+	if fresh := st.buf[st.pub:n]; !utf8.Valid(fresh) || bytes.IndexByte(fresh, 0) >= 0 {
+		clean := Clean(string(fresh))
 		tail := string(st.buf[n:])
 		st.buf = append(append(st.buf[:st.pub], clean...), tail...)
 		n = st.pub + len(clean)
@@ -203,6 +205,12 @@ func finished(m *models.Message, offset int) *Subscription {
 	st := newStream(m.ID, m.UserID, nil)
 	st.Finish(FinalOf(m))
 	return st.Subscribe(offset)
+}
+
+// Clean makes model text storable in PostgreSQL text: invalid UTF-8
+// becomes U+FFFD and NUL characters, which text cannot hold, are dropped.
+func Clean(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
 
 // CompleteRunes is the length of b without a trailing incomplete UTF-8

@@ -188,3 +188,30 @@ func TestHubOpenRefusesDuplicate(t *testing.T) {
 		t.Fatal("a second generation for one message must be refused")
 	}
 }
+
+func TestHubCleansWhatItPublishes(t *testing.T) {
+	tests := []struct {
+		name   string
+		pieces []string
+		want   string
+	}{
+		{"NUL dropped", []string{"a\x00b", "\x00", "c"}, "abc"},
+		{"invalid UTF-8 replaced", []string{"x\xffy"}, "x\uFFFDy"},
+		{"rune split across pieces kept", []string{"ñ"[:1], "ñ"[1:] + "\x00!"}, "ñ!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHub()
+			st := openTestStream(t, h, "m-"+tt.name)
+			sub := st.Subscribe(0)
+			for _, p := range tt.pieces {
+				st.Append(p)
+			}
+			st.Finish(&Final{Status: models.StatusComplete, Content: Clean(st.Text())})
+			got, final := collect(t, sub)
+			if got != tt.want || final.Content != tt.want || st.Text() != tt.want {
+				t.Fatalf("published %q, final %q, buffer %q; want %q", got, final.Content, st.Text(), tt.want)
+			}
+		})
+	}
+}

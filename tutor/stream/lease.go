@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"aula/models"
 )
 
 // Batching and polling defaults (several processes on one database).
@@ -63,16 +65,28 @@ func (b *Broker) renew(ctx context.Context) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, b.cfg.LeaseTTL/3)
 	defer cancel()
-	if _, err := b.store.Renew(rctx, b.cfg.InstanceID, ids, b.cfg.LeaseTTL); err != nil && ctx.Err() == nil {
+	_, err := b.store.Renew(rctx, b.cfg.InstanceID, ids, b.cfg.LeaseTTL)
+	b.sawDatabase(err)
+	if err != nil && ctx.Err() == nil {
 		b.log.Warn("stream: renew leases", "answers", len(ids), "err", err)
 	}
 }
 
-// Sweep fails, now, the answers whose lease expired (and refunds them).
+// Sweep fails, now, the answers whose lease expired (and refunds them),
+// unless this process itself could not reach the database lately: an
+// owner alive through an outage renews its leases (and stores its
+// finished answers) once the database is back, so until every owner has
+// had LeaseTTL to do so an expired lease may mean an outage, not a death.
+// A process never sweeps the answers it holds itself.
 func (b *Broker) Sweep(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, sweepTimeout)
 	defer cancel()
-	ids, err := b.store.FailExpired(rctx, b.now())
+	if !b.mayJudge() {
+		b.sawDatabase(b.store.Ping(rctx))
+		return
+	}
+	ids, err := b.store.FailExpired(rctx, b.now(), b.cfg.InstanceID)
+	b.sawDatabase(err)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("stream: sweep expired leases", "err", err)
@@ -82,4 +96,24 @@ func (b *Broker) Sweep(ctx context.Context) {
 	if len(ids) > 0 {
 		b.log.Warn("stream: answers of a stopped process marked failed", "count", len(ids))
 	}
+}
+
+// sawDatabase records whether a statement found the database reachable.
+func (b *Broker) sawDatabase(err error) {
+	b.healthMu.Lock()
+	defer b.healthMu.Unlock()
+	switch {
+	case models.IsUnavailable(err):
+		b.away = true
+	case err == nil && b.away:
+		b.away, b.back = false, time.Now()
+	}
+}
+
+// mayJudge reports whether this process has reached the database for at
+// least LeaseTTL since it last could not.
+func (b *Broker) mayJudge() bool {
+	b.healthMu.Lock()
+	defer b.healthMu.Unlock()
+	return !b.away && (b.back.IsZero() || time.Since(b.back) >= b.cfg.LeaseTTL)
 }
