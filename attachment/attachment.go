@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"net/http"
 	"path"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -360,40 +359,4 @@ func CleanFilename(name string) string {
 		return "attachment"
 	}
 	return name
-}
-
-// PromptText returns the file's text under a one-line header naming it, at
-// most maxChars characters in all (header included) so the caller can budget
-// the prompt; maxChars <= 0 means no bound beyond MaxTextChars. A cut text
-// ends with a marker so the model knows it is not seeing the whole file.
-func PromptText(f *File, maxChars int) string {
-	if f == nil {
-		return ""
-	}
-	header := "Attached file " + f.Filename + " (" + f.Mime
-	if f.Pages > 0 {
-		header += ", " + strconv.Itoa(f.Pages) + " pages"
-	}
-	header += "):\n"
-	const marker = "\n[attachment truncated]"
-	body, cut := f.Text, f.Truncated
-	if maxChars > 0 {
-		room := maxChars - utf8.RuneCountInString(header)
-		if room <= 0 {
-			s, _ := capRunes(header, maxChars)
-			return s
-		}
-		if utf8.RuneCountInString(body) > room {
-			cut = true
-		}
-		if cut {
-			body, _ = capRunes(body, max(0, room-utf8.RuneCountInString(marker)))
-			s, _ := capRunes(header+body+marker, maxChars)
-			return s
-		}
-	}
-	if cut {
-		return header + body + marker
-	}
-	return header + body
 }

@@ -390,38 +390,6 @@ func TestCleanFilename(t *testing.T) {
 	}
 }
 
-func TestPromptText(t *testing.T) {
-	f := &File{Filename: "notes.md", Mime: "text/markdown", Text: "line one\nline two"}
-	tests := []struct {
-		name string
-		f    *File
-		max  int
-		want string
-	}{
-		{"whole", f, 1000, "Attached file notes.md (text/markdown):\nline one\nline two"},
-		{"no bound", f, 0, "Attached file notes.md (text/markdown):\nline one\nline two"},
-		{"cut with marker", &File{Filename: "a.txt", Mime: "text/plain", Text: strings.Repeat("x", 100)}, 60,
-			"Attached file a.txt (text/plain):\nxxx\n[attachment truncated]"},
-		{"already truncated", &File{Filename: "a.txt", Mime: "text/plain", Text: "abc", Truncated: true}, 0,
-			"Attached file a.txt (text/plain):\nabc\n[attachment truncated]"},
-		{"pdf pages", &File{Filename: "r.pdf", Mime: "application/pdf", Text: "t", Pages: 3}, 100,
-			"Attached file r.pdf (application/pdf, 3 pages):\nt"},
-		{"max below header", f, 10, "Attached f"},
-		{"nil", nil, 100, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := PromptText(tc.f, tc.max)
-			if got != tc.want {
-				t.Errorf("PromptText = %q, want %q", got, tc.want)
-			}
-			if tc.max > 0 && utf8.RuneCountInString(got) > tc.max {
-				t.Errorf("%d chars > %d", utf8.RuneCountInString(got), tc.max)
-			}
-		})
-	}
-}
-
 func FuzzExtract(f *testing.F) {
 	pdf := makePDF(f, pageTexts(2))
 	f.Add("notes.txt", []byte("hello\nworld\n"))
@@ -467,9 +435,6 @@ func FuzzExtract(f *testing.F) {
 		}
 		if file.Size != len(data) || file.Mime == "" {
 			t.Fatalf("bad File %+v", file)
-		}
-		if p := PromptText(file, 300); utf8.RuneCountInString(p) > 300 || !utf8.ValidString(p) {
-			t.Fatalf("bad PromptText %q", p)
 		}
 	})
 }

@@ -6,7 +6,6 @@ package i18n
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -71,19 +70,6 @@ func In(lang, key string, args ...any) string {
 	}
 	return s
 }
-
-// Keys lists every key, for tests.
-func Keys() []string {
-	keys := make([]string, 0, len(catalog))
-	for k := range catalog {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// Entry returns the English and Spanish text of key.
-func Entry(key string) ([2]string, bool) { v, ok := catalog[key]; return v, ok }
 
 // Negotiate picks en or es from an Accept-Language header by quality.
 func Negotiate(header string) string {

@@ -2,6 +2,7 @@ package i18n
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -47,3 +48,16 @@ func TestTranslate(t *testing.T) {
 		t.Errorf("unknown key = %q", got)
 	}
 }
+
+// Keys lists every key.
+func Keys() []string {
+	keys := make([]string, 0, len(catalog))
+	for k := range catalog {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Entry returns the English and Spanish text of key.
+func Entry(key string) ([2]string, bool) { v, ok := catalog[key]; return v, ok }

@@ -170,17 +170,3 @@ func trimBlankLines(s string) string {
 	}
 	return strings.TrimRight(s, " \t\r\n")
 }
-
-// Outline returns the visible text of the lesson's top-level H2 and H3
-// headings in document order, for prompts that cannot hold a long lesson.
-func Outline(src string) []string {
-	source := []byte(bound(src))
-	_, blocks := parse(source)
-	var out []string
-	for _, b := range blocks {
-		if h, ok := b.node.(*ast.Heading); ok && (h.Level == 2 || h.Level == 3) {
-			out = append(out, plainText(h, source))
-		}
-	}
-	return out
-}

@@ -172,18 +172,6 @@ func convertAnswer(md goldmark.Markdown, src string) string {
 	return out
 }
 
-// RenderInline renders a one-paragraph snippet (a title, a suggestion)
-// without the wrapping <p>; block content is rendered as Render would.
-func RenderInline(src string) string {
-	out := convertAnswer(answerMD, strings.TrimSpace(src))
-	trimmed := strings.TrimSuffix(out, "\n")
-	if strings.HasPrefix(trimmed, "<p>") && strings.HasSuffix(trimmed, "</p>") &&
-		strings.Count(trimmed, "<p>") == 1 {
-		return strings.TrimSuffix(strings.TrimPrefix(trimmed, "<p>"), "</p>")
-	}
-	return out
-}
-
 func convert(md goldmark.Markdown, src string) string {
 	var buf bytes.Buffer
 	if err := md.Convert([]byte(src), &buf); err != nil {

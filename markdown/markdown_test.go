@@ -91,7 +91,6 @@ func TestRenderXSSInert(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			assertInert(t, p, Render(p))
 			assertInert(t, p, RenderAnswer(p))
-			assertInert(t, p, RenderInline(p))
 		})
 	}
 }
@@ -393,14 +392,6 @@ func TestChunksSplitsLongSections(t *testing.T) {
 	}
 }
 
-func TestOutline(t *testing.T) {
-	src := "# Title\n\nintro\n\n## Uno\n\n### Uno punto `uno`\n\n```\n## code\n```\n\n#### deep\n\n## Dos\n"
-	want := []string{"Uno", "Uno punto uno", "Dos"}
-	if got := Outline(src); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Outline = %q, want %q", got, want)
-	}
-}
-
 func TestRenderAnswerHasNoIDs(t *testing.T) {
 	out := RenderAnswer("## body 12\n\ntext [a](https://x.example)")
 	if strings.Contains(out, "id=") {
@@ -408,12 +399,6 @@ func TestRenderAnswerHasNoIDs(t *testing.T) {
 	}
 	if !strings.Contains(out, `rel="nofollow noopener"`) {
 		t.Errorf("RenderAnswer link without rel: %s", out)
-	}
-}
-
-func TestRenderInline(t *testing.T) {
-	if got := RenderInline("Subnetting *basics*"); got != "Subnetting <em>basics</em>" {
-		t.Errorf("RenderInline = %q", got)
 	}
 }
 
@@ -453,7 +438,6 @@ func FuzzRender(f *testing.F) {
 		assertInert(t, src, Render(src))
 		assertInert(t, src, RenderAnswer(src))
 		_ = Chunks("t", src)
-		_ = Outline(src)
 		// The work is bounded whatever the input (see TestCostlyMarkdownIsBounded).
 		head, _ := splitAnswer(src)
 		bounded := []byte(bound(head))

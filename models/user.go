@@ -198,13 +198,6 @@ func (s *Users) List(ctx context.Context) ([]User, error) {
 	return us, err
 }
 
-// Count returns the number of users.
-func (s *Users) Count(ctx context.Context) (int64, error) {
-	var n int64
-	err := conn(ctx, s.db).Model(&User{}).Count(&n).Error
-	return n, err
-}
-
 // argon2id parameters: OWASP's recommendation of 19 MiB, 2 passes, 1 lane.
 const (
 	argonTime    = 2

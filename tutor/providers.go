@@ -65,19 +65,6 @@ func ModelOf(p Provider) string {
 	return ""
 }
 
-// CredentialsFromEnv reads the provider variables the README lists; pass
-// os.Getenv.
-func CredentialsFromEnv(getenv func(string) string) Credentials {
-	return Credentials{
-		OpenAIKey:        getenv("OPENAI_API_KEY"),
-		OpenAIBaseURL:    getenv("OPENAI_BASE_URL"),
-		AnthropicKey:     getenv("ANTHROPIC_API_KEY"),
-		AnthropicBaseURL: getenv("ANTHROPIC_BASE_URL"),
-		GoogleKey:        getenv("GOOGLE_API_KEY"),
-		OllamaHost:       getenv("OLLAMA_HOST"),
-	}
-}
-
 // credentialsError names the missing variable in its message while still
 // matching ErrNoCredentials.
 type credentialsError struct{ msg string }

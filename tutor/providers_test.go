@@ -358,16 +358,3 @@ func TestCheckCredentials(t *testing.T) {
 		})
 	}
 }
-
-func TestCredentialsFromEnv(t *testing.T) {
-	env := map[string]string{
-		"OPENAI_API_KEY": "o", "OPENAI_BASE_URL": "http://o", "ANTHROPIC_API_KEY": "a",
-		"ANTHROPIC_BASE_URL": "http://a", "GOOGLE_API_KEY": "g", "OLLAMA_HOST": "h:1",
-	}
-	got := tutor.CredentialsFromEnv(func(k string) string { return env[k] })
-	want := tutor.Credentials{OpenAIKey: "o", OpenAIBaseURL: "http://o", AnthropicKey: "a",
-		AnthropicBaseURL: "http://a", GoogleKey: "g", OllamaHost: "h:1"}
-	if got != want {
-		t.Errorf("CredentialsFromEnv = %+v, want %+v", got, want)
-	}
-}
