@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -99,15 +98,12 @@ type AskResult struct {
 
 // Ask records a question and starts answering it; the answer streams
 // through Stream(…, AssistantMessage.ID, 0). Errors: models.ErrNotFound
-// (not the user's conversation; nothing written), ErrQuotaExceeded (a
-// *QuotaError), ErrEmptyQuestion, ErrQuestionTooLong, ErrClosed.
+// (not the user's conversation; nothing written) or a *Refusal (empty,
+// too long, quota, busy).
 func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
-	content := strings.TrimSpace(strings.ToValidUTF8(in.Content, ""))
-	if content == "" && (in.Attachment == nil || strings.TrimSpace(in.Attachment.Text) == "") {
-		return nil, ErrEmptyQuestion
-	}
-	if utf8.RuneCountInString(content) > MaxQuestionChars {
-		return nil, ErrQuestionTooLong
+	content, err := CheckQuestion(in.Content, in.Attachment != nil && strings.TrimSpace(in.Attachment.Text) != "")
+	if err != nil {
+		return nil, err
 	}
 	if content == "" {
 		// A question that is only a file: the bubble and the thread title
@@ -121,7 +117,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 	if err != nil {
 		s.streams.Abandon(st)
 		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) {
-			return nil, err
+			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("ask: %w", err)
 	}
@@ -134,7 +130,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 	if !s.launch(genCtx, j) {
 		// Closed between the commit and here: the answer must not stay streaming.
 		s.finishFailed(j, CodeInterrupted)
-		return nil, ErrClosed
+		return nil, refused(RefusedBusy, ErrClosed)
 	}
 	return &AskResult{Conversation: turn.Conversation, UserMessage: turn.User, AssistantMessage: turn.Assistant}, nil
 }
@@ -154,13 +150,13 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 		if _, err := s.msgs.Get(ctx, userID, msgID); err != nil {
 			return nil, err
 		}
-		return nil, ErrNotRetryable
+		return nil, refused(RefusedNotRetryable, ErrNotRetryable)
 	}
 	answer, question, err := s.msgs.BeginRetry(ctx, userID, msgID, s.now(), s.streams.Lease())
 	if err != nil {
 		s.streams.Abandon(st)
 		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) || errors.Is(err, ErrNotRetryable) {
-			return nil, err
+			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("retry: %w", err)
 	}
@@ -177,7 +173,7 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 		if err != nil {
 			return nil, fmt.Errorf("retry: %w", err)
 		}
-		return nil, ErrClosed
+		return nil, refused(RefusedBusy, ErrClosed)
 	}
 	return answer, nil
 }
