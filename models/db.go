@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -42,6 +43,36 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	return db, nil
+}
+
+// CreateDatabase creates the database name on the server adminURL reaches
+// (as a user allowed to), unless it exists already.
+func CreateDatabase(ctx context.Context, adminURL, name string) error {
+	admin, err := Open(ctx, adminURL)
+	if err != nil {
+		return err
+	}
+	defer Close(admin)
+	var exists bool
+	if err := admin.WithContext(ctx).Raw(`SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = ?)`, name).
+		Row().Scan(&exists); err != nil {
+		return fmt.Errorf("check database: %w", err)
+	}
+	if exists {
+		return nil
+	}
+	// A database name cannot be a bound parameter: it is quoted as an identifier.
+	if err := admin.WithContext(ctx).Exec(`CREATE DATABASE ` + pgx.Identifier{name}.Sanitize()).Error; err != nil {
+		return fmt.Errorf("create database: %w", err)
+	}
+	return nil
+}
+
+// Close closes db's connection pool.
+func Close(db *gorm.DB) {
+	if sqlDB, err := db.DB(); err == nil {
+		sqlDB.Close()
+	}
 }
 
 // notFound maps "no row" (GORM's record-not-found, or no row for a

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"gorm.io/gorm"
 
 	"aula/internal/pgcluster"
@@ -44,7 +42,7 @@ func openDatabase(ctx context.Context, cfg *config, log *slog.Logger) (*database
 		}
 		d.cluster = c
 		logCluster(log, c, dir)
-		if err := createDatabase(ctx, c.URL("postgres"), "aula"); err != nil {
+		if err := models.CreateDatabase(ctx, c.URL("postgres"), "aula"); err != nil {
 			d.Close()
 			return nil, err
 		}
@@ -64,24 +62,6 @@ func openDatabase(ctx context.Context, cfg *config, log *slog.Logger) (*database
 	return d, nil
 }
 
-func createDatabase(ctx context.Context, adminURL, name string) error {
-	admin, err := sql.Open("pgx", adminURL)
-	if err != nil {
-		return err
-	}
-	defer admin.Close()
-	var exists bool
-	if err := admin.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
-		return fmt.Errorf("check database: %w", err)
-	}
-	if !exists {
-		if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-			return fmt.Errorf("create database: %w", err)
-		}
-	}
-	return nil
-}
-
 // logCluster says which cluster aula uses and where its files are.
 func logCluster(log *slog.Logger, c *pgcluster.Cluster, dir string) {
 	if c.Dir() != dir {
@@ -99,9 +79,7 @@ func logCluster(log *slog.Logger, c *pgcluster.Cluster, dir string) {
 // process started it (never the one a running server uses).
 func (d *database) Close() {
 	if d.Gorm != nil {
-		if sqlDB, err := d.Gorm.DB(); err == nil {
-			sqlDB.Close()
-		}
+		models.Close(d.Gorm)
 	}
 	if d.cluster != nil && d.cluster.Owned() {
 		if err := d.cluster.Stop(); err != nil && !errors.Is(err, context.Canceled) {
