@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"aula/internal/apptest"
 	"aula/models"
 	"aula/scale"
 )
@@ -19,15 +20,15 @@ import (
 // figure is the server's time for one page: the client reads the body
 // and nothing else. AULA_EXPLAIN=1 also logs the plans of the heaviest queries.
 func BenchmarkScalePages(b *testing.B) {
-	s := newServer(b)
+	s := apptest.New(b)
 	rep, err := scale.Generate(context.Background(), models.NewScaleData(s.DB.DB), 1, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("generated %d users, %d conversations, %d messages in %s", rep.Users, rep.Conversations, rep.Messages, rep.Took.Round(time.Millisecond))
-	s.user(b, "root@example.com", "password-1", models.PlanSuperAdmin)
-	admin := s.signIn(b, "root@example.com", "password-1")
-	student := s.signIn(b, "scale-42@aula.test", scale.Password)
+	s.User(b, "root@example.com", "password-1", models.PlanSuperAdmin)
+	admin := s.SignIn(b, "root@example.com", "password-1")
+	student := s.SignIn(b, "scale-42@aula.test", scale.Password)
 	pages := []struct {
 		name, path string
 		client     *http.Client
@@ -68,7 +69,7 @@ func BenchmarkScalePages(b *testing.B) {
 
 // explainHeaviest logs EXPLAIN ANALYZE of the pages' heaviest statements,
 // the same SQL as models/stats.go with the benchmark's parameters inlined.
-func explainHeaviest(b *testing.B, s *server) {
+func explainHeaviest(b *testing.B, s *apptest.Server) {
 	var uid string
 	s.DB.Raw(`SELECT id FROM users WHERE email = 'scale-42@aula.test'`).Scan(&uid)
 	for name, q := range map[string]string{

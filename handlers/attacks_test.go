@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -27,6 +28,8 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"aula/handlers"
+	"aula/internal/apptest"
+	"aula/internal/webtest"
 	"aula/models"
 	"aula/tutor"
 )
@@ -152,7 +155,7 @@ func assertPlainText(t *testing.T, where, data string) {
 // screen, in the lesson panel and in the SSE events, while the student
 // still sees what was typed.
 func TestAttackXSSRendersInert(t *testing.T) {
-	p := &scripted{answer: func(_ context.Context, _ int, _ tutor.Request, emit func(string) error) error {
+	p := &apptest.Scripted{Answer: func(_ context.Context, _ int, _ tutor.Request, emit func(string) error) error {
 		for rest := xssAnswer; rest != ""; {
 			n := min(7, len(rest)) // small tokens: tags split across chunks
 			if err := emit(rest[:n]); err != nil {
@@ -162,20 +165,20 @@ func TestAttackXSSRendersInert(t *testing.T) {
 		}
 		return nil
 	}}
-	s := newServer(t, withProvider(p))
-	s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s := apptest.New(t, apptest.WithProvider(p))
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
 	c := st.web
 	ctx := context.Background()
 
 	// A question (which also becomes the thread's title), streamed.
-	cid := newThread(t, c)
+	cid := apptest.NewThread(t, c)
 	mid, status, err := st.ask(ctx, cid, xss)
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("ask: %d %v", status, err)
 	}
 	var text strings.Builder
-	final, err := st.stream(ctx, mid, func(ev handlers.SSEEvent, _ time.Time) bool {
+	final, err := st.stream(ctx, mid, func(ev webtest.SSEEvent, _ time.Time) bool {
 		if ev.Type == "chunk" {
 			assertPlainText(t, "chunk event", ev.Data)
 			text.WriteString(html.UnescapeString(ev.Data))
@@ -192,7 +195,7 @@ func TestAttackXSSRendersInert(t *testing.T) {
 
 	// An attachment whose name is the payload.
 	name := `"><img src=x onerror=alert("XSS")>.txt`
-	up := postMultipart(t, c, "/chat/"+cid+"/messages", map[string]string{"content": "See my notes", "_csrf": st.csrf},
+	up := apptest.PostMultipart(t, c, "/chat/"+cid+"/messages", map[string]string{"content": "See my notes", "_csrf": st.csrf},
 		name, []byte("notes about VLANs"), true)
 	if up.Status != http.StatusOK {
 		t.Fatalf("ask with a file: %d %.300s", up.Status, up.Body)
@@ -205,7 +208,7 @@ func TestAttackXSSRendersInert(t *testing.T) {
 		t.Fatalf("rate: %d %v %.300s", status, err, body)
 	}
 	// Let the second answer finish before looking at the page.
-	for _, m := range threadMessages(t, s, cid) {
+	for _, m := range apptest.ThreadMessages(t, s, cid) {
 		if m.Role == models.RoleAssistant {
 			if _, err := s.Tutor.Wait(ctx, m.UserID, m.ID); err != nil {
 				t.Fatal(err)
@@ -215,7 +218,7 @@ func TestAttackXSSRendersInert(t *testing.T) {
 
 	page := c.Get("/chat/" + cid)
 	assertInert(t, "chat screen", page.Body, false)
-	if got := page.Doc.Find("#m-" + threadMessages(t, s, cid)[0].ID + " .msg-body").Text(); strings.TrimSpace(got) != strings.TrimSpace(xss) {
+	if got := page.Doc.Find("#m-" + apptest.ThreadMessages(t, s, cid)[0].ID + " .msg-body").Text(); strings.TrimSpace(got) != strings.TrimSpace(xss) {
 		t.Errorf("the question shows as %q, want the text typed", got)
 	}
 	if got := page.Doc.Find("#c-" + cid).Text(); !strings.Contains(got, `<script>alert("XSS")`) {
@@ -228,9 +231,9 @@ func TestAttackXSSRendersInert(t *testing.T) {
 		t.Errorf("the attachment's name shows as %q", got)
 	}
 	// The replayed stream of a finished answer.
-	replay := openSSE(t, c, mid, "", "")
-	if _, end := replay.rest(t); end.name == "done" {
-		assertInert(t, "replayed done event", end.data, true)
+	replay := apptest.OpenSSE(t, c, mid, "", "")
+	if _, end := replay.Rest(t); end.Name == "done" {
+		assertInert(t, "replayed done event", end.Data, true)
 	}
 
 	// The lesson panel: a question asked from the lesson page, without JavaScript.
@@ -244,28 +247,28 @@ func TestAttackXSSRendersInert(t *testing.T) {
 	if panel.Doc.Find("#m-"+pmid).AttrOr("data-status", "") != models.StatusComplete {
 		t.Fatalf("panel answer %q not shown complete:\n%.500s", pmid, panel.Doc.Find("#tutor").Text())
 	}
-	pr := openSSE(t, c, pmid, "", "?panel=1")
-	if _, end := pr.rest(t); end.name != "done" {
-		t.Fatalf("panel replay ended %q", end.name)
+	pr := apptest.OpenSSE(t, c, pmid, "", "?panel=1")
+	if _, end := pr.Rest(t); end.Name != "done" {
+		t.Fatalf("panel replay ended %q", end.Name)
 	} else {
-		assertInert(t, "panel done event", end.data, true)
+		assertInert(t, "panel done event", end.Data, true)
 	}
 }
 
 // Bodies over 6 MB are refused with 413 before anything is stored, on a
 // question with a file and on a plain form.
 func TestAttackOversizedBodies(t *testing.T) {
-	s := newServer(t)
-	u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s := apptest.New(t)
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
-	cid := newThread(t, st.web)
+	cid := apptest.NewThread(t, st.web)
 	big := bytes.Repeat([]byte("a"), 7<<20)
 	cases := []struct {
 		name string
 		send func() int
 	}{
 		{"question with a 7 MB file", func() int {
-			return postMultipart(t, st.web, "/chat/"+cid+"/messages", map[string]string{"content": "read this", "_csrf": st.csrf},
+			return apptest.PostMultipart(t, st.web, "/chat/"+cid+"/messages", map[string]string{"content": "read this", "_csrf": st.csrf},
 				"notes.txt", big, true).Status
 		}},
 		{"7 MB question form", func() int {
@@ -291,10 +294,10 @@ func TestAttackOversizedBodies(t *testing.T) {
 			}
 		})
 	}
-	if n := count(t, s, `SELECT count(*) FROM messages WHERE user_id = ?`, u.ID); n != 0 {
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE user_id = ?`, u.ID); n != 0 {
 		t.Errorf("%d messages stored from oversized bodies", n)
 	}
-	if n := count(t, s, `SELECT count(*) FROM attachments`); n != 0 {
+	if n := apptest.Count(t, s, `SELECT count(*) FROM attachments`); n != 0 {
 		t.Errorf("%d attachments stored", n)
 	}
 }
@@ -309,8 +312,8 @@ func TestAttackSlowLoris(t *testing.T) {
 		t.Fatalf("server timeouts: header %s, read %s, write %s: want bounded reads and unbounded writes (streams)",
 			real.ReadHeaderTimeout, real.ReadTimeout, real.WriteTimeout)
 	}
-	s := newServer(t)
-	srv := handlers.NewHTTPServer("127.0.0.1:0", s.App.Handler(), discardLog())
+	s := apptest.New(t)
+	srv := handlers.NewHTTPServer("127.0.0.1:0", s.Handler, discardLog())
 	srv.ReadHeaderTimeout, srv.ReadTimeout = 300*time.Millisecond, 600*time.Millisecond
 	hs := httptest.NewUnstartedServer(srv.Handler)
 	hs.Config = srv
@@ -376,12 +379,12 @@ func TestAttackSlowLoris(t *testing.T) {
 // the token of a session that signed out are all refused, and nothing is
 // written.
 func TestAttackReusedCSRFToken(t *testing.T) {
-	s := newServer(t)
-	ana := s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
-	s.user(t, "bob@example.com", "b-long-password-2", models.PlanPro)
+	s := apptest.New(t)
+	ana := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s.User(t, "bob@example.com", "b-long-password-2", models.PlanPro)
 	a := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
 	b := signInStudent(t, s.URL, "bob@example.com", "b-long-password-2", nil)
-	cid := newThread(t, a.web)
+	cid := apptest.NewThread(t, a.web)
 
 	// The token a visitor's form carried before signing in.
 	visitor := signInStudentKeepingToken(t, s.URL, "ana@example.com", "a-long-password-1")
@@ -417,10 +420,10 @@ func TestAttackReusedCSRFToken(t *testing.T) {
 			}
 		})
 	}
-	if n := count(t, s, `SELECT count(*) FROM messages WHERE user_id = ?`, ana.ID); n != 0 {
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE user_id = ?`, ana.ID); n != 0 {
 		t.Errorf("%d messages written with reused tokens", n)
 	}
-	if n := count(t, s, `SELECT count(*) FROM conversations WHERE user_id = ?`, ana.ID); n != 1 {
+	if n := apptest.Count(t, s, `SELECT count(*) FROM conversations WHERE user_id = ?`, ana.ID); n != 1 {
 		t.Errorf("%d threads, want the one made honestly", n)
 	}
 }
@@ -448,7 +451,7 @@ type loginForm struct {
 
 func webtestGet(t *testing.T, base string) loginForm {
 	t.Helper()
-	jar, _ := newJar()
+	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar}
 	resp, err := hc.Get(base + "/login")
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"aula/internal/apptest"
 )
 
 // BenchmarkLessonPage is the lesson page end to end for a signed-in
@@ -13,9 +15,9 @@ import (
 //
 //	go test ./handlers/ -run '^$' -bench BenchmarkLessonPage -benchmem
 func BenchmarkLessonPage(b *testing.B) {
-	s := newServer(b)
-	s.user(b, "bench@example.com", "password-1", "FREE")
-	c := s.signIn(b, "bench@example.com", "password-1")
+	s := apptest.New(b)
+	s.User(b, "bench@example.com", "password-1", "FREE")
+	c := s.SignIn(b, "bench@example.com", "password-1")
 	cookie := c.Cookie("aula_session")
 	if cookie == "" {
 		b.Fatal("no session cookie after sign-in")
@@ -28,7 +30,7 @@ func BenchmarkLessonPage(b *testing.B) {
 		FROM lessons l JOIN modules m ON m.id = l.module_id JOIN paths p ON p.id = m.path_id
 		ORDER BY length(l.content_md) DESC LIMIT 1`).Scan(&longest)
 	url := "/learn/" + longest.Slug + "/" + longest.ID
-	h := s.App.Handler()
+	h := s.Handler
 	get := func() *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, url, nil)
 		req.AddCookie(&http.Cookie{Name: "aula_session", Value: cookie})

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"aula/internal/apptest"
 	"aula/models"
 	"aula/tutor"
 )
@@ -25,9 +26,9 @@ import (
 //
 //	go test ./handlers/ -run '^$' -bench BenchmarkChatThreadList -benchmem
 func BenchmarkChatThreadList(b *testing.B) {
-	s := newServer(b)
-	u := s.user(b, "bench@example.com", "password-1", models.PlanPro)
-	c := s.signIn(b, "bench@example.com", "password-1")
+	s := apptest.New(b)
+	u := s.User(b, "bench@example.com", "password-1", models.PlanPro)
+	c := s.SignIn(b, "bench@example.com", "password-1")
 	cookie := c.Cookie("aula_session")
 	if err := s.DB.Exec(`INSERT INTO conversations (user_id, title, mode, next_seq, created_at, last_activity_at)
 		SELECT ?, 'Thread number ' || g, 'tutor', 2, now() - g * interval '1 minute', now() - g * interval '1 minute'
@@ -44,7 +45,7 @@ func BenchmarkChatThreadList(b *testing.B) {
 	s.DB.Exec(`ANALYZE messages`)
 	var cid string
 	s.DB.Raw(`SELECT id FROM conversations WHERE user_id = ? ORDER BY last_activity_at DESC LIMIT 1`, u.ID).Scan(&cid)
-	h := s.App.Handler()
+	h := s.Handler
 	get := func(path string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		req.AddCookie(&http.Cookie{Name: "aula_session", Value: cookie})
@@ -89,18 +90,18 @@ func BenchmarkChatThreadList(b *testing.B) {
 func BenchmarkChatFirstTokenToSSE(b *testing.B) {
 	var emitted atomic.Int64 // UnixNano of the first token's emission
 	gate := make(chan struct{})
-	p := &scripted{answer: func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
+	p := &apptest.Scripted{Answer: func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
 		select {
 		case <-gate:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		emitted.Store(time.Now().UnixNano())
-		return emitAll(emit, "First", " token", " and more.")
+		return apptest.EmitAll(emit, "First", " token", " and more.")
 	}}
-	s := newServer(b, withProvider(p))
-	u := s.user(b, "bench@example.com", "password-1", models.PlanPro)
-	c := s.signIn(b, "bench@example.com", "password-1")
+	s := apptest.New(b, apptest.WithProvider(p))
+	u := s.User(b, "bench@example.com", "password-1", models.PlanPro)
+	c := s.SignIn(b, "bench@example.com", "password-1")
 	conv, err := s.App.Conversations.Create(context.Background(), u.ID, models.ModeTutor, "", 0, "")
 	if err != nil {
 		b.Fatal(err)
@@ -152,7 +153,7 @@ func BenchmarkChatConcurrentStreams(b *testing.B) {
 	var gate atomic.Pointer[chan struct{}]
 	newGate := func() chan struct{} { ch := make(chan struct{}); gate.Store(&ch); return ch }
 	release := newGate()
-	p := &scripted{answer: func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
+	p := &apptest.Scripted{Answer: func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
 		select {
 		case <-*gate.Load():
 		case <-ctx.Done():
@@ -168,9 +169,9 @@ func BenchmarkChatConcurrentStreams(b *testing.B) {
 		}
 		return nil
 	}}
-	s := newServer(b, withProvider(p))
-	u := s.user(b, "bench@example.com", "password-1", models.PlanPro)
-	c := s.signIn(b, "bench@example.com", "password-1")
+	s := apptest.New(b, apptest.WithProvider(p))
+	u := s.User(b, "bench@example.com", "password-1", models.PlanPro)
+	c := s.SignIn(b, "bench@example.com", "password-1")
 	var want strings.Builder
 	for i := range tokens {
 		want.WriteString("token" + strconv.Itoa(i) + " ")

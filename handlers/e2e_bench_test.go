@@ -18,9 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"aula/handlers"
+	"aula/internal/apptest"
 	"aula/internal/fakellm"
 	"aula/internal/pgtest"
+	"aula/internal/webtest"
 	"aula/models"
 	"aula/tutor"
 )
@@ -75,7 +76,7 @@ func BenchmarkFirstToken(b *testing.B) {
 	tokens := benchTokens(300)
 	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: tokens, TokensPerSecond: 50})
 	stamps := make(chan time.Time, 1)
-	s := newServer(b, viaOpenAI(fake.URL), func(c *tutor.Config) {
+	s := apptest.New(b, viaOpenAI(fake.URL), func(c *tutor.Config) {
 		c.NewProvider = func(ctx context.Context, name, model string, creds tutor.Credentials) (tutor.Provider, error) {
 			p, err := tutor.NewProvider(ctx, name, model, creds)
 			if err != nil {
@@ -84,7 +85,7 @@ func BenchmarkFirstToken(b *testing.B) {
 			return &firstTokenStamp{Provider: p, at: stamps}, nil
 		}
 	})
-	u := s.user(b, "bench@example.com", "a-long-password-1", models.PlanPro)
+	u := s.User(b, "bench@example.com", "a-long-password-1", models.PlanPro)
 	st := signInStudent(b, s.URL, "bench@example.com", "a-long-password-1", nil)
 	ctx := context.Background()
 
@@ -104,7 +105,7 @@ func BenchmarkFirstToken(b *testing.B) {
 			b.Fatalf("ask: %d %v", status, err)
 		}
 		var first time.Time
-		if _, err := st.stream(ctx, mid, func(ev handlers.SSEEvent, at time.Time) bool {
+		if _, err := st.stream(ctx, mid, func(ev webtest.SSEEvent, at time.Time) bool {
 			if ev.Type == "chunk" {
 				first = at
 				return false
@@ -184,7 +185,7 @@ func baselineFirstByte(b *testing.B, fake *fakellm.Server, n int) []time.Duratio
 		if err != nil {
 			b.Fatal(err)
 		}
-		ev, err := handlers.NewSSEReader(resp.Body).Next()
+		ev, err := webtest.NewSSEReader(resp.Body).Next()
 		if err != nil || ev.Data != "Word0" {
 			b.Fatalf("baseline first event %+v, %v", ev, err)
 		}
@@ -263,7 +264,7 @@ func BenchmarkSimultaneousStreams(b *testing.B) {
 						var last time.Time
 						var mine []time.Duration
 						var text strings.Builder
-						final, err := st.stream(ctx, mid, func(ev handlers.SSEEvent, at time.Time) bool {
+						final, err := st.stream(ctx, mid, func(ev webtest.SSEEvent, at time.Time) bool {
 							if ev.Type == "chunk" {
 								if !last.IsZero() {
 									mine = append(mine, at.Sub(last))

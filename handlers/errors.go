@@ -7,14 +7,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"aula/i18n"
 	"aula/models"
-	"aula/views"
 )
 
 // handleError is the one place errors become responses: an HTML page, an
 // HTMX fragment, or JSON under /api. Responses already sent are left alone.
-func (a *App) handleError(err error, c echo.Context) {
+func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
@@ -41,29 +39,21 @@ func (a *App) handleError(err error, c echo.Context) {
 		return
 	}
 	if status >= 500 && status != http.StatusServiceUnavailable {
-		a.Log.Error("request failed", "id", c.Response().Header().Get(echo.HeaderXRequestID),
+		s.Log.Error("request failed", "id", c.Response().Header().Get(echo.HeaderXRequestID),
 			"path", c.Request().URL.Path, "error", err.Error())
 	}
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "5")
 	}
-	if isAPIPath(c.Request().URL.Path) {
+	if IsAPIPath(c.Request().URL.Path) {
 		writeAPIError(c, status, ae)
 		return
-	}
-	// The page frame needs the session; when the database is down, render
-	// without it rather than fail again.
-	if status != http.StatusServiceUnavailable {
-		_ = a.prepare(c)
-	} else if c.Get(ctxSession) == nil {
-		r := c.Request()
-		c.SetRequest(r.WithContext(i18n.WithLang(r.Context(), i18n.Negotiate(r.Header.Get("Accept-Language")))))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)
 		return
 	}
-	if rerr := a.render(c, status, views.ErrorPage(status, message), views.ErrorBox(status, message)); rerr != nil {
+	if rerr := s.Pages.ErrorPage(c, status, message); rerr != nil {
 		_ = c.String(status, http.StatusText(status))
 	}
 }

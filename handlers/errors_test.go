@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"aula/internal/apptest"
 	"aula/internal/pgtest"
 	"aula/internal/webtest"
 )
@@ -17,9 +18,9 @@ import (
 // database is back the same pages answer 200 with nothing restarted.
 // It stops the shared test cluster, so it must never run in parallel.
 func TestDatabaseLostWhileServingThenBack(t *testing.T) {
-	s := newServer(t)
-	s.user(t, "ana@example.com", "password-1", "FREE")
-	c := s.signIn(t, "ana@example.com", "password-1")
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "password-1", "FREE")
+	c := s.SignIn(t, "ana@example.com", "password-1")
 	visitor := webtest.New(t, s.URL)
 	const lesson = "/learn/networking/vlan-basics"
 	pages := []struct {
@@ -125,13 +126,13 @@ func rawGet(t *testing.T, base, path string) (int, http.Header, string) {
 }
 
 func TestHealthzAlwaysAnswers(t *testing.T) {
-	s := newServer(t)
+	s := apptest.New(t)
 	expectStatus(t, s.URL+"/healthz", http.StatusOK, "ok")
 	expectStatus(t, s.URL+"/readyz", http.StatusOK, "ready")
 }
 
 func TestStaticFiles(t *testing.T) {
-	s := newServer(t)
+	s := apptest.New(t)
 	t.Run("versioned asset is immutable", func(t *testing.T) {
 		status, h, body := rawGet(t, s.URL, "/static/css/app.css?v="+s.App.AssetVersion)
 		if status != http.StatusOK || !strings.Contains(h.Get("Content-Type"), "text/css") || body == "" {

@@ -20,9 +20,10 @@ import (
 	"testing"
 	"time"
 
-	"aula/handlers"
+	"aula/internal/apptest"
 	"aula/internal/fakellm"
 	"aula/internal/pgtest"
+	"aula/internal/webtest"
 	"aula/models"
 	"aula/tutor"
 )
@@ -80,9 +81,9 @@ func dropMidAnswer(tokens ...string) http.Handler {
 }
 
 // questionsUsed is the user's stored question count this month.
-func questionsUsed(t testing.TB, s *server, userID string) int64 {
+func questionsUsed(t testing.TB, s *apptest.Server, userID string) int64 {
 	t.Helper()
-	return count(t, s, `SELECT coalesce(sum(questions), 0) FROM plan_usage WHERE user_id = ?`, userID)
+	return apptest.Count(t, s, `SELECT coalesce(sum(questions), 0) FROM plan_usage WHERE user_id = ?`, userID)
 }
 
 // The provider fails mid-question — it hangs before its first token or
@@ -111,10 +112,10 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 			good := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Tokens: []string{"A VLAN", " splits", " one switch."}})
 			up := newUpstream(t)
 			up.use(tc.failing(t))
-			s := newServer(t, viaOpenAI(up.URL), func(c *tutor.Config) { c.FirstTokenTimeout = 300 * time.Millisecond })
-			u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+			s := apptest.New(t, viaOpenAI(up.URL), func(c *tutor.Config) { c.FirstTokenTimeout = 300 * time.Millisecond })
+			u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
 			st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
-			cid := newThread(t, st.web)
+			cid := apptest.NewThread(t, st.web)
 			ctx := context.Background()
 
 			mid, status, err := st.ask(ctx, cid, "What is a VLAN?")
@@ -122,7 +123,7 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 				t.Fatalf("ask: %d %v", status, err)
 			}
 			var seen strings.Builder
-			final, err := st.stream(ctx, mid, func(ev handlers.SSEEvent, _ time.Time) bool {
+			final, err := st.stream(ctx, mid, func(ev webtest.SSEEvent, _ time.Time) bool {
 				if ev.Type == "chunk" {
 					seen.WriteString(html.UnescapeString(ev.Data))
 				}
@@ -137,7 +138,7 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 			if tc.chunksUp != (seen.Len() > 0) {
 				t.Errorf("text seen before the failure: %q", seen.String())
 			}
-			m := message(t, s, mid)
+			m := apptest.Message(t, s, mid)
 			if m.Status != models.StatusFailed || m.Content != "" || (tc.code != "" && m.ErrorCode != tc.code) {
 				t.Fatalf("stored %s %q content %q, want failed %q with no text", m.Status, m.ErrorCode, m.Content, tc.code)
 			}
@@ -161,7 +162,7 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 			if err != nil || final.Type != "done" || !strings.Contains(final.Data, "A VLAN splits one switch.") {
 				t.Fatalf("retried stream ended %q %v: %.300s", final.Type, err, final.Data)
 			}
-			if m := message(t, s, mid); m.Status != models.StatusComplete || m.Content != good.Answer() {
+			if m := apptest.Message(t, s, mid); m.Status != models.StatusComplete || m.Content != good.Answer() {
 				t.Fatalf("after retry stored %s %q", m.Status, m.Content)
 			}
 			if n := questionsUsed(t, s, u.ID); n != 1 {
@@ -178,17 +179,17 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 func TestFaultBrowserDisconnectsMidAnswer(t *testing.T) {
 	hold := make(chan struct{})
 	fake := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Tokens: []string{"Frames", " carry", " a VLAN", " tag."}, Hold: hold})
-	s := newServer(t, viaOpenAI(fake.URL))
-	s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s := apptest.New(t, viaOpenAI(fake.URL))
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
-	cid := newThread(t, st.web)
+	cid := apptest.NewThread(t, st.web)
 	mid, status, err := st.ask(context.Background(), cid, "How are VLANs kept apart?")
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("ask: %d %v", status, err)
 	}
 	ctx, leave := context.WithCancel(context.Background())
-	var first handlers.SSEEvent
-	_, _ = st.stream(ctx, mid, func(ev handlers.SSEEvent, _ time.Time) bool {
+	var first webtest.SSEEvent
+	_, _ = st.stream(ctx, mid, func(ev webtest.SSEEvent, _ time.Time) bool {
 		if ev.Type == "chunk" {
 			first = ev
 			return false // the tab closes
@@ -201,22 +202,22 @@ func TestFaultBrowserDisconnectsMidAnswer(t *testing.T) {
 	}
 	close(hold)
 
-	rest := openSSE(t, st.web, mid, first.ID, "")
-	text, end := rest.rest(t)
-	if "Frames"+text != fake.Answer() || end.name != "done" {
-		t.Fatalf("reconnected after %q: got %q then %q, want the rest of %q", first.Data, text, end.name, fake.Answer())
+	rest := apptest.OpenSSE(t, st.web, mid, first.ID, "")
+	text, end := rest.Rest(t)
+	if "Frames"+text != fake.Answer() || end.Name != "done" {
+		t.Fatalf("reconnected after %q: got %q then %q, want the rest of %q", first.Data, text, end.Name, fake.Answer())
 	}
-	if m := message(t, s, mid); m.Status != models.StatusComplete || m.Content != fake.Answer() {
+	if m := apptest.Message(t, s, mid); m.Status != models.StatusComplete || m.Content != fake.Answer() {
 		t.Fatalf("stored %s %q", m.Status, m.Content)
 	}
-	replay := openSSE(t, st.web, mid, "", "")
-	if text, end := replay.rest(t); text != fake.Answer() || end.name != "done" {
-		t.Fatalf("a later visit replays %q then %q", text, end.name)
+	replay := apptest.OpenSSE(t, st.web, mid, "", "")
+	if text, end := replay.Rest(t); text != fake.Answer() || end.Name != "done" {
+		t.Fatalf("a later visit replays %q then %q", text, end.Name)
 	}
 }
 
 // waitSettled polls (bounded) until the message has left `streaming`.
-func waitSettled(t testing.TB, s *server, mid string, bound time.Duration) models.Message {
+func waitSettled(t testing.TB, s *apptest.Server, mid string, bound time.Duration) models.Message {
 	t.Helper()
 	for deadline := time.Now().Add(bound); ; time.Sleep(50 * time.Millisecond) {
 		var m models.Message
@@ -238,9 +239,9 @@ func waitSettled(t testing.TB, s *server, mid string, bound time.Duration) model
 func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
 	release := make(chan struct{})
 	tokens := []string{"Before", " the", " restart,", " and after."}
-	p := &scripted{answer: func(ctx context.Context, n int, _ tutor.Request, emit func(string) error) error {
+	p := &apptest.Scripted{Answer: func(ctx context.Context, n int, _ tutor.Request, emit func(string) error) error {
 		if n > 0 {
-			return emitAll(emit, "Still", " here.")
+			return apptest.EmitAll(emit, "Still", " here.")
 		}
 		if err := emit(tokens[0]); err != nil {
 			return err
@@ -250,20 +251,20 @@ func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		return emitAll(emit, tokens[1:]...)
+		return apptest.EmitAll(emit, tokens[1:]...)
 	}}
-	s := newServer(t, withProvider(p), func(c *tutor.Config) { c.Stream.LeaseTTL = time.Second })
-	u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+	s := apptest.New(t, apptest.WithProvider(p), func(c *tutor.Config) { c.Stream.LeaseTTL = time.Second })
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
 	st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
-	cid := newThread(t, st.web)
+	cid := apptest.NewThread(t, st.web)
 	ctx := context.Background()
 	mid, status, err := st.ask(ctx, cid, "Explain the restart")
 	if err != nil || status != http.StatusOK {
 		t.Fatalf("ask: %d %v", status, err)
 	}
-	conn := openSSE(t, st.web, mid, "", "")
-	if ev := conn.must(t, "chunk"); html.UnescapeString(ev.data) != "Before" {
-		t.Fatalf("first chunk %q", ev.data)
+	conn := apptest.OpenSSE(t, st.web, mid, "", "")
+	if ev := conn.Must(t, "chunk"); html.UnescapeString(ev.Data) != "Before" {
+		t.Fatalf("first chunk %q", ev.Data)
 	}
 
 	cluster := pgtest.Cluster()
@@ -279,12 +280,12 @@ func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
 	restarted = true
 	close(release)
 
-	text, end := conn.rest(t)
+	text, end := conn.Rest(t)
 	m := waitSettled(t, s, mid, 30*time.Second)
 	switch m.Status {
 	case models.StatusComplete:
-		if m.Content != strings.Join(tokens, "") || end.name != "done" || "Before"+text != m.Content {
-			t.Errorf("stored %q, streamed %q then %q", m.Content, "Before"+text, end.name)
+		if m.Content != strings.Join(tokens, "") || end.Name != "done" || "Before"+text != m.Content {
+			t.Errorf("stored %q, streamed %q then %q", m.Content, "Before"+text, end.Name)
 		}
 	case models.StatusFailed:
 		if m.Content != "" || questionsUsed(t, s, u.ID) != 0 {
@@ -307,10 +308,10 @@ func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
 	if final, err := st.stream(ctx, mid2, nil); err != nil || final.Type != "done" {
 		t.Fatalf("answer after the restart: %q %v", final.Type, err)
 	}
-	if m2 := message(t, s, mid2); m2.Status != models.StatusComplete || m2.Content != "Still here." {
+	if m2 := apptest.Message(t, s, mid2); m2.Status != models.StatusComplete || m2.Content != "Still here." {
 		t.Fatalf("answer after the restart stored %s %q", m2.Status, m2.Content)
 	}
-	if n := count(t, s, `SELECT count(*) FROM messages WHERE status = 'streaming'`); n != 0 {
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE status = 'streaming'`); n != 0 {
 		t.Errorf("%d messages left streaming", n)
 	}
 }
@@ -349,13 +350,13 @@ func TestFaultSIGTERMMidAnswer(t *testing.T) {
 			p := startAula(t, db.URL, "AULA_LLM_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+fake.URL,
 				"AULA_DRAIN_TIMEOUT="+tc.drain)
 			st := signInStudent(t, p.URL, "ana@example.com", "a-long-password-1", nil)
-			cid := newThread(t, st.web)
+			cid := apptest.NewThread(t, st.web)
 			mid, status, err := st.ask(ctx, cid, "Explain VLAN tags")
 			if err != nil || status != http.StatusOK {
 				t.Fatalf("ask: %d %v", status, err)
 			}
 			type result struct {
-				final handlers.SSEEvent
+				final webtest.SSEEvent
 				text  string
 				err   error
 			}
@@ -364,7 +365,7 @@ func TestFaultSIGTERMMidAnswer(t *testing.T) {
 			go func() {
 				var text strings.Builder
 				once := sync.Once{}
-				final, err := st.stream(ctx, mid, func(ev handlers.SSEEvent, _ time.Time) bool {
+				final, err := st.stream(ctx, mid, func(ev webtest.SSEEvent, _ time.Time) bool {
 					if ev.Type == "chunk" {
 						text.WriteString(html.UnescapeString(ev.Data))
 						once.Do(func() { close(firstChunk) })

@@ -9,11 +9,11 @@ import (
 )
 
 // healthz answers while the process runs.
-func (a *App) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
+func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
 
 // readyz answers 200 when the database answers a ping, else 503.
-func (a *App) readyz(c echo.Context) error {
-	sqlDB, err := a.DB.DB()
+func (s *Server) readyz(c echo.Context) error {
+	sqlDB, err := s.DB.DB()
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"aula/handlers"
+	"aula/internal/apptest"
+	"aula/internal/webtest"
 	"aula/models"
 	"aula/tutor"
 )
@@ -139,10 +140,10 @@ func runStudent(ctx context.Context, st *student, userID string, deadline time.T
 			stats.admitted[mid] = userID
 			stats.mu.Unlock()
 			var first time.Time
-			var final handlers.SSEEvent
+			var final webtest.SSEEvent
 			timed("stream", func() (int, error) {
 				var err error
-				final, err = st.stream(ctx, mid, func(ev handlers.SSEEvent, at time.Time) bool {
+				final, err = st.stream(ctx, mid, func(ev webtest.SSEEvent, at time.Time) bool {
 					if ev.Type == "chunk" && first.IsZero() {
 						first = at
 					}
@@ -185,7 +186,7 @@ func runStudent(ctx context.Context, st *student, userID string, deadline time.T
 // second and latency percentiles.
 func TestLoad(t *testing.T) {
 	students, duration := loadSize(t)
-	s := newServer(t, func(c *tutor.Config) { c.Credentials.OfflineTokenDelayMs = 5 })
+	s := apptest.New(t, func(c *tutor.Config) { c.Credentials.OfflineTokenDelayMs = 5 })
 	type account struct {
 		email, id, plan string
 	}
@@ -196,7 +197,7 @@ func TestLoad(t *testing.T) {
 			plan = models.PlanFree // some reach the limit of 3 questions
 		}
 		email := fmt.Sprintf("student%03d@example.com", i)
-		u := s.user(t, email, "a-long-password-1", plan)
+		u := s.User(t, email, "a-long-password-1", plan)
 		accounts[i] = account{email, u.ID, plan}
 	}
 	tr := sharedTransport()
@@ -247,22 +248,22 @@ func TestLoad(t *testing.T) {
 	for id := range stats.admitted {
 		ids = append(ids, id)
 	}
-	if n := count(t, s, `SELECT count(*) FROM messages WHERE id IN ? AND role = 'assistant' AND status IN ('complete', 'failed')`, ids); int(n) != len(ids) {
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE id IN ? AND role = 'assistant' AND status IN ('complete', 'failed')`, ids); int(n) != len(ids) {
 		t.Errorf("%d of %d admitted answers are complete or failed", n, len(ids))
 	}
-	if n := count(t, s, `SELECT count(*) FROM messages q WHERE q.role = 'user' AND (SELECT count(*) FROM messages a
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages q WHERE q.role = 'user' AND (SELECT count(*) FROM messages a
 		WHERE a.conversation_id = q.conversation_id AND a.role = 'assistant' AND a.seq = q.seq + 1) != 1`); n != 0 {
 		t.Errorf("%d questions without exactly one answer after them", n)
 	}
-	if n := count(t, s, `SELECT count(*) FROM (SELECT conversation_id FROM messages GROUP BY conversation_id
+	if n := apptest.Count(t, s, `SELECT count(*) FROM (SELECT conversation_id FROM messages GROUP BY conversation_id
 		HAVING count(DISTINCT seq) != count(*) OR max(seq) - min(seq) + 1 != count(*) OR min(seq) != 0) bad`); n != 0 {
 		t.Errorf("%d threads whose seq has a gap, a double or a wrong start", n)
 	}
-	if n := count(t, s, `SELECT count(*) FROM plan_usage p JOIN users u ON u.id = p.user_id
+	if n := apptest.Count(t, s, `SELECT count(*) FROM plan_usage p JOIN users u ON u.id = p.user_id
 		WHERE u.plan = 'FREE' AND p.questions > 3`); n != 0 {
 		t.Errorf("%d FREE students over their limit", n)
 	}
-	if n := count(t, s, `SELECT count(*) FROM (SELECT m.user_id FROM messages m JOIN users u ON u.id = m.user_id
+	if n := apptest.Count(t, s, `SELECT count(*) FROM (SELECT m.user_id FROM messages m JOIN users u ON u.id = m.user_id
 		WHERE u.plan = 'FREE' AND m.role = 'assistant' AND m.status = 'complete' GROUP BY m.user_id HAVING count(*) > 3) over`); n != 0 {
 		t.Errorf("%d FREE students got more than 3 answers", n)
 	}

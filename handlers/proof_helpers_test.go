@@ -24,7 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"aula/handlers"
 	"aula/internal/webtest"
 )
 
@@ -122,21 +121,21 @@ func (s *student) ask(ctx context.Context, cid, question string) (mid string, st
 
 // stream reads the answer's SSE stream to its final event, calling on for
 // every event with the time it was read; it returns the final event.
-func (s *student) stream(ctx context.Context, mid string, on func(ev handlers.SSEEvent, at time.Time) bool) (handlers.SSEEvent, error) {
+func (s *student) stream(ctx context.Context, mid string, on func(ev webtest.SSEEvent, at time.Time) bool) (webtest.SSEEvent, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/messages/"+mid+"/stream", nil)
 	if err != nil {
-		return handlers.SSEEvent{}, err
+		return webtest.SSEEvent{}, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return handlers.SSEEvent{}, err
+		return webtest.SSEEvent{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return handlers.SSEEvent{}, fmt.Errorf("stream: status %d", resp.StatusCode)
+		return webtest.SSEEvent{}, fmt.Errorf("stream: status %d", resp.StatusCode)
 	}
-	r := handlers.NewSSEReader(resp.Body)
+	r := webtest.NewSSEReader(resp.Body)
 	for {
 		ev, err := r.Next()
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"aula/internal/apptest"
 	"aula/models"
 	"aula/scale"
 )
@@ -22,13 +23,13 @@ import (
 //
 //	go test ./handlers/ -run '^$' -bench BenchmarkPagesAtScale
 func BenchmarkPagesAtScale(b *testing.B) {
-	s := newServer(b)
+	s := apptest.New(b)
 	ctx := context.Background()
 	rep, err := scale.Generate(ctx, models.NewScaleData(s.DB.DB), 1, time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
-	heavy := s.user(b, "heavy@example.com", "a-long-password-1", models.PlanPro)
+	heavy := s.User(b, "heavy@example.com", "a-long-password-1", models.PlanPro)
 	if err := s.DB.Exec(`INSERT INTO conversations (user_id, title, mode, next_seq, created_at, last_activity_at)
 		SELECT ?, 'Thread number ' || g, 'tutor', 2, now() - g * interval '1 minute', now() - g * interval '1 minute'
 		FROM generate_series(1, 10000) g`, heavy.ID).Error; err != nil {
@@ -48,12 +49,12 @@ func BenchmarkPagesAtScale(b *testing.B) {
 	b.Logf("data set: %d users, %d conversations, %d messages generated in %s; %d messages in all",
 		rep.Users, rep.Conversations, rep.Messages, rep.Took.Round(time.Millisecond), total)
 
-	s.user(b, "root@example.com", "a-long-password-1", models.PlanSuperAdmin)
-	student := s.signIn(b, "heavy@example.com", "a-long-password-1").Cookie("aula_session")
-	admin := s.signIn(b, "root@example.com", "a-long-password-1").Cookie("aula_session")
+	s.User(b, "root@example.com", "a-long-password-1", models.PlanSuperAdmin)
+	student := s.SignIn(b, "heavy@example.com", "a-long-password-1").Cookie("aula_session")
+	admin := s.SignIn(b, "root@example.com", "a-long-password-1").Cookie("aula_session")
 	var cid string
 	s.DB.Raw(`SELECT id FROM conversations WHERE user_id = ? ORDER BY last_activity_at DESC LIMIT 1`, heavy.ID).Scan(&cid)
-	h := s.App.Handler()
+	h := s.Handler
 	pages := []struct {
 		name, path, cookie, want string
 	}{

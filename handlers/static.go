@@ -13,14 +13,14 @@ import (
 // static serves the embedded files. A URL carrying the current version is
 // immutable and cached for a year; others are revalidated. http.FS refuses
 // paths that leave the tree.
-func (a *App) static(c echo.Context) error {
+func (s *Server) static(c echo.Context) error {
 	// Only files: a directory would be listed, and an invalid name (.., a
 	// trailing slash, an empty name) is nothing to serve.
 	name := c.Param("*")
-	if fi, err := fs.Stat(a.Static, name); err != nil || fi.IsDir() || strings.HasSuffix(name, ".go") {
+	if fi, err := fs.Stat(s.Static, name); err != nil || fi.IsDir() || strings.HasSuffix(name, ".go") {
 		return echo.ErrNotFound
 	}
-	if c.QueryParam("v") == a.AssetVersion {
+	if c.QueryParam("v") == s.AssetVersion {
 		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		c.Response().Header().Set("Cache-Control", "public, max-age=300")
@@ -28,12 +28,12 @@ func (a *App) static(c echo.Context) error {
 	r := c.Request()
 	r2 := r.Clone(r.Context())
 	r2.URL.Path = "/" + c.Param("*")
-	http.FileServer(http.FS(a.Static)).ServeHTTP(c.Response(), r2)
+	http.FileServer(http.FS(s.Static)).ServeHTTP(c.Response(), r2)
 	return nil
 }
 
 // highlightCSS serves the code highlighting stylesheet.
-func (a *App) highlightCSS(c echo.Context) error {
+func (s *Server) highlightCSS(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
 	return c.Blob(http.StatusOK, "text/css; charset=utf-8", []byte(markdown.HighlightCSS()))
 }

@@ -10,7 +10,11 @@ import (
 	"time"
 
 	"aula/handlers"
+	"aula/handlers/api"
+	"aula/handlers/mcp"
+	"aula/handlers/web"
 	"aula/models"
+	"aula/static"
 	"aula/tutor"
 	"aula/tutor/stream"
 )
@@ -47,16 +51,20 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}
-	app, err := newApp(cfg, db, svc, log)
+	metrics := &handlers.Metrics{}
+	site, err := newSite(cfg, db, svc, log, metrics)
 	if err != nil {
 		return err
 	}
-	srv := handlers.NewHTTPServer(cfg.Addr, app.Handler(), log)
+	h := handlers.New(&handlers.Server{DB: db.Gorm, Tutor: svc, Log: log, Static: static.FS,
+		AssetVersion: site.AssetVersion, Metrics: metrics, Pages: site},
+		site, api.New(db.Gorm, svc), mcp.New(db.Gorm, svc))
+	srv := handlers.NewHTTPServer(cfg.Addr, h, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (set AULA_ADDR to another address)", cfg.Addr, err)
 	}
-	go sweepSessions(ctx, app, log)
+	go sweepSessions(ctx, site, log)
 	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider,
 		"instance", svc.Streams().InstanceID(), "lease_ttl", cfg.LeaseTTL)
 	// Answers in flight get the drain time to finish; whatever is left is
@@ -68,20 +76,21 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	return nil
 }
 
-// newApp builds the handlers' dependencies.
-func newApp(cfg *config, db *database, svc *tutor.Service, log *slog.Logger) (*handlers.App, error) {
+// newSite builds the site's dependencies, its session store signing with
+// a key derived from the configured secret.
+func newSite(cfg *config, db *database, svc *tutor.Service, log *slog.Logger, m *handlers.Metrics) (*web.App, error) {
 	secret, err := cfg.sessionSecret()
 	if err != nil {
 		return nil, err
 	}
 	hashKey := sha256.Sum256(append([]byte("aula session signing\x00"), secret...))
-	app := handlers.New(db.Gorm, svc, hashKey[:], log)
+	app := web.New(db.Gorm, svc, hashKey[:], log, m)
 	app.Sessions.Options.Secure = cfg.SecureCookies
 	return app, nil
 }
 
 // sweepSessions deletes expired sessions and abandoned empty threads every hour.
-func sweepSessions(ctx context.Context, app *handlers.App, log *slog.Logger) {
+func sweepSessions(ctx context.Context, app *web.App, log *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {

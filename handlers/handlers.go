@@ -1,0 +1,68 @@
+// Package handlers is aula's HTTP server: what every front door shares
+// (request id, logging, recovery, security headers, body limit, health,
+// metrics, static files, the central error handler and the HTTP server
+// itself). The front doors are its subpackages: web (the site), api (the
+// JSON API v1) and mcp (the MCP server); each lists its routes in one
+// function, and New mounts them.
+package handlers
+
+import (
+	"io/fs"
+	"log/slog"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"gorm.io/gorm"
+
+	"aula/tutor"
+)
+
+// maxBody bounds every request body; attachments are the largest (5 MB).
+const maxBody = "6M"
+
+// Door is a front door of aula: it registers every route it serves.
+type Door interface {
+	Routes(e *echo.Echo)
+}
+
+// ErrorPages renders an error as a page of the site, in the user's
+// language; the web door implements it.
+type ErrorPages interface {
+	ErrorPage(c echo.Context, status int, message string) error
+}
+
+// Server holds what the shared pieces need; cmd/aula builds it.
+type Server struct {
+	DB           *gorm.DB
+	Tutor        *tutor.Service
+	Log          *slog.Logger
+	Static       fs.FS
+	AssetVersion string
+	Metrics      *Metrics
+	// Pages renders the errors of every request outside the API and MCP.
+	Pages ErrorPages
+}
+
+// New builds the Echo server: the shared middleware and routes, then
+// every door's routes.
+func New(s *Server, doors ...Door) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{
+		TargetHeader: echo.HeaderXRequestID,
+		Generator:    newRequestID,
+	}))
+	e.Use(s.logRequests, s.recoverPanics, securityHeaders)
+	e.Use(middleware.BodyLimit(maxBody))
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", s.metricsPage)
+	e.GET("/static/highlight.css", s.highlightCSS)
+	e.GET("/static/*", s.static)
+	for _, d := range doors {
+		d.Routes(e)
+	}
+	return e
+}

@@ -1,0 +1,298 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"aula/models"
+	"aula/tutor"
+	"aula/views"
+)
+
+// adminListLimit bounds the user search and the audit log on the users page.
+const adminListLimit = 50
+
+// Session keys of the notice shown once after an admin's form post.
+const (
+	flashKey       = "admin.flash"
+	testUseKey     = "admin.test.use"
+	testAnswerKey  = "admin.test.answer"
+	testLatencyKey = "admin.test.ms"
+	testErrorKey   = "admin.test.error"
+)
+
+// adminRoutes registers the admin pages under /admin. Everyone but the
+// admin plans gets 404, visitors included, so the pages' existence is not
+// revealed; the users and AI routes pages are SUPER_ADMIN's alone.
+func (a *App) adminRoutes(g *echo.Group) {
+	adm := g.Group("/admin", a.requireAdmin)
+	adm.GET("", a.adminOverview)
+	adm.GET("/ratings", a.adminRatings)
+	adm.GET("/latency", a.adminLatency)
+	adm.GET("/suggestions", a.adminSuggestions)
+	adm.POST("/suggestions/:lesson", a.adminSaveSuggestions)
+	adm.GET("/users", a.adminUsers, a.requireSuperAdmin)
+	adm.POST("/users/:id/plan", a.adminSetPlan, a.requireSuperAdmin)
+	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
+	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
+	adm.POST("/routes/:use/test", a.adminTestRoute, a.requireSuperAdmin)
+}
+
+// requireAdmin answers 404 to anyone not on CONTENT_ADMIN or SUPER_ADMIN.
+func (a *App) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if u := chrome(c).User; u == nil || !models.IsAdminPlan(u.Plan) {
+			return echo.ErrNotFound
+		}
+		return next(c)
+	}
+}
+
+// requireSuperAdmin answers 404 to anyone not on SUPER_ADMIN.
+func (a *App) requireSuperAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if u := chrome(c).User; u == nil || u.Plan != models.PlanSuperAdmin {
+			return echo.ErrNotFound
+		}
+		return next(c)
+	}
+}
+
+// adminOverview shows active students, questions per day and by plan.
+func (a *App) adminOverview(c echo.Context) error {
+	o, err := a.Stats.AdminOverview(c.Request().Context(), a.Tutor.Now())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AdminOverviewPage(o), nil)
+}
+
+// adminRatings shows where the lessons and the model draw 👎.
+func (a *App) adminRatings(c echo.Context) error {
+	r, err := a.Stats.AdminRatings(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AdminRatingsPage(r), nil)
+}
+
+// adminLatency shows latency percentiles per provider and model and the recent failures.
+func (a *App) adminLatency(c echo.Context) error {
+	l, err := a.Stats.AdminLatency(c.Request().Context(), a.Tutor.Now())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AdminLatencyPage(l), nil)
+}
+
+// adminUsers searches users by email or name and shows the plan audit log.
+func (a *App) adminUsers(c echo.Context) error {
+	flash, err := a.takeFlash(c)
+	if err != nil {
+		return err
+	}
+	return a.renderUsers(c, http.StatusOK, views.AdminUsersView{Query: c.QueryParam("q"), Flash: flash})
+}
+
+func (a *App) renderUsers(c echo.Context, status int, v views.AdminUsersView) error {
+	ctx := c.Request().Context()
+	var err error
+	if v.Users, err = a.Stats.SearchUsers(ctx, v.Query, adminListLimit); err != nil {
+		return err
+	}
+	if v.Changes, err = a.Audit.Recent(ctx, adminListLimit); err != nil {
+		return err
+	}
+	return a.render(c, status, views.AdminUsersPage(v), nil)
+}
+
+// adminSetPlan changes a user's plan, recorded in the audit log.
+func (a *App) adminSetPlan(c echo.Context) error {
+	plan, q := c.FormValue("plan"), c.FormValue("q")
+	ch, err := a.Audit.ChangePlan(c.Request().Context(), chrome(c).User.ID, c.Param("id"), plan, a.Tutor.Now())
+	switch {
+	case errors.Is(err, models.ErrUnknownPlan):
+		return a.renderUsers(c, http.StatusUnprocessableEntity,
+			views.AdminUsersView{Query: q, Error: t(c, "admin.err.plan", plan)})
+	case err != nil:
+		return err
+	}
+	msg := t(c, "admin.plan_same", c.Param("id"))
+	if ch != nil {
+		msg = t(c, "admin.plan_changed", ch.UserEmail, t(c, "plan."+ch.ToPlan))
+	}
+	if err := a.setFlash(c, msg); err != nil {
+		return err
+	}
+	return redirect(c, "/admin/users?q="+url.QueryEscape(q))
+}
+
+// adminSuggestions lists every lesson's three suggested questions for editing.
+func (a *App) adminSuggestions(c echo.Context) error {
+	flash, err := a.takeFlash(c)
+	if err != nil {
+		return err
+	}
+	return a.renderSuggestions(c, http.StatusOK, views.AdminSuggestionsView{Flash: flash})
+}
+
+func (a *App) renderSuggestions(c echo.Context, status int, v views.AdminSuggestionsView) error {
+	var err error
+	if v.Lessons, err = a.Suggestions.List(c.Request().Context()); err != nil {
+		return err
+	}
+	return a.render(c, status, views.AdminSuggestionsPage(v), nil)
+}
+
+// adminSaveSuggestions replaces one lesson's suggestions; a bad one changes nothing.
+func (a *App) adminSaveSuggestions(c echo.Context) error {
+	lesson := c.Param("lesson")
+	texts := [3]string{c.FormValue("s1"), c.FormValue("s2"), c.FormValue("s3")}
+	err := a.Suggestions.Save(c.Request().Context(), lesson, texts)
+	switch {
+	case errors.Is(err, models.ErrInvalidSuggestion):
+		return a.renderSuggestions(c, http.StatusUnprocessableEntity,
+			views.AdminSuggestionsView{Error: t(c, "admin.err.sugg"), ErrorLesson: lesson, Typed: texts})
+	case err != nil:
+		return err
+	}
+	if err := a.setFlash(c, t(c, "admin.saved", lesson)); err != nil {
+		return err
+	}
+	return redirect(c, "/admin/suggestions#sg-"+lesson)
+}
+
+// adminAIRoutes shows the provider and model of every use case, and the last test's result.
+func (a *App) adminAIRoutes(c echo.Context) error {
+	flash, err := a.takeFlash(c)
+	if err != nil {
+		return err
+	}
+	return a.renderAIRoutes(c, http.StatusOK, views.AdminRoutesView{Flash: flash, Test: a.takeRouteTest(c)})
+}
+
+func (a *App) renderAIRoutes(c echo.Context, status int, v views.AdminRoutesView) error {
+	routes, err := a.routesByUseCase(c)
+	if err != nil {
+		return err
+	}
+	v.Routes, v.Providers = routes, tutor.Providers
+	return a.render(c, status, views.AdminRoutesPage(v), nil)
+}
+
+// routesByUseCase lists a route for every use case, the default where none was saved yet.
+func (a *App) routesByUseCase(c echo.Context) ([]models.AIRoute, error) {
+	saved, err := a.Tutor.Routes(c.Request().Context())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]models.AIRoute, 0, len(models.UseCases))
+	for _, uc := range models.UseCases {
+		r := models.AIRoute{UseCase: uc, Provider: tutor.ProviderOffline, Temperature: 0.3, MaxTokens: 1024}
+		if i := slices.IndexFunc(saved, func(s models.AIRoute) bool { return s.UseCase == uc }); i >= 0 {
+			r = saved[i]
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// adminSaveRoute points a use case at a provider and model; the next question uses it.
+// A provider without credentials is refused and nothing changes.
+func (a *App) adminSaveRoute(c echo.Context) error {
+	use := c.Param("use")
+	if !slices.Contains(models.UseCases, use) {
+		return echo.ErrNotFound
+	}
+	routes, err := a.routesByUseCase(c)
+	if err != nil {
+		return err
+	}
+	r := routes[slices.Index(models.UseCases, use)]
+	uid := chrome(c).User.ID
+	r.Provider, r.Model, r.UpdatedBy = c.FormValue("provider"), c.FormValue("model"), &uid
+	err = a.Tutor.SaveRoute(c.Request().Context(), r)
+	var msg string
+	switch {
+	case errors.Is(err, tutor.ErrNoCredentials):
+		msg = t(c, "admin.err.no_creds", r.Provider, errors.Unwrap(err).Error())
+	case errors.Is(err, tutor.ErrUnknownProvider):
+		msg = t(c, "admin.err.provider", r.Provider)
+	case errors.Is(err, tutor.ErrInvalidRoute):
+		msg = t(c, "admin.err.route")
+	case err != nil:
+		return err
+	}
+	if msg != "" {
+		return a.renderAIRoutes(c, http.StatusUnprocessableEntity, views.AdminRoutesView{Error: msg})
+	}
+	if err := a.setFlash(c, t(c, "admin.route_saved", use, r.Provider+" "+r.Model)); err != nil {
+		return err
+	}
+	return redirect(c, "/admin/routes#route-"+use)
+}
+
+// adminTestRoute sends a short prompt through a use case's route; the
+// routes page then shows the answer and its latency.
+func (a *App) adminTestRoute(c echo.Context) error {
+	use := c.Param("use")
+	if !slices.Contains(models.UseCases, use) {
+		return echo.ErrNotFound
+	}
+	answer, latency, err := a.Tutor.TestRoute(c.Request().Context(), use)
+	errMsg := ""
+	if err != nil {
+		errMsg = err.Error()
+	}
+	sess := session(c)
+	sess.Values[testUseKey], sess.Values[testAnswerKey] = use, answer
+	sess.Values[testLatencyKey], sess.Values[testErrorKey] = strconv.FormatInt(latency.Milliseconds(), 10), errMsg
+	if err := sess.Save(c.Request(), c.Response()); err != nil {
+		return err
+	}
+	return redirect(c, "/admin/routes#route-test")
+}
+
+// takeRouteTest returns the last route test's result once, or nil.
+func (a *App) takeRouteTest(c echo.Context) *views.RouteTest {
+	sess := session(c)
+	use, ok := sess.Values[testUseKey].(string)
+	if !ok {
+		return nil
+	}
+	rt := &views.RouteTest{UseCase: use}
+	rt.Answer, _ = sess.Values[testAnswerKey].(string)
+	rt.Error, _ = sess.Values[testErrorKey].(string)
+	ms, _ := sess.Values[testLatencyKey].(string)
+	n, _ := strconv.ParseInt(ms, 10, 64)
+	rt.Latency = time.Duration(n) * time.Millisecond
+	for _, k := range []string{testUseKey, testAnswerKey, testLatencyKey, testErrorKey} {
+		delete(sess.Values, k)
+	}
+	_ = sess.Save(c.Request(), c.Response())
+	return rt
+}
+
+// setFlash keeps a notice in the session for the page the post redirects to.
+func (a *App) setFlash(c echo.Context, msg string) error {
+	sess := session(c)
+	sess.Values[flashKey] = msg
+	return sess.Save(c.Request(), c.Response())
+}
+
+// takeFlash returns the session's notice once, "" when there is none.
+func (a *App) takeFlash(c echo.Context) (string, error) {
+	sess := session(c)
+	msg, ok := sess.Values[flashKey].(string)
+	if !ok {
+		return "", nil
+	}
+	delete(sess.Values, flashKey)
+	return msg, sess.Save(c.Request(), c.Response())
+}

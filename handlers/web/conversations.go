@@ -1,0 +1,236 @@
+package web
+
+import (
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"aula/models"
+	"aula/tutor"
+	"aula/views"
+)
+
+// threadPage is the number of threads per page of the list.
+const threadPage = 30
+
+// chatIndex opens the thread that was active, else the most recent, else the empty state.
+func (a *App) chatIndex(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	if c.QueryParam("after") == "" {
+		if id := u.ActiveConversationID; id != nil {
+			if _, err := a.Conversations.Get(ctx, u.ID, *id); err == nil {
+				return c.Redirect(http.StatusSeeOther, "/chat/"+*id)
+			}
+		}
+		list, _, err := a.Conversations.List(ctx, u.ID, models.ListOptions{Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(list) > 0 {
+			return c.Redirect(http.StatusSeeOther, "/chat/"+list[0].ID)
+		}
+	}
+	return a.renderChat(c, nil, views.AskForm{}, http.StatusOK)
+}
+
+// chatThread shows one thread of the user beside the list, and makes it the active one.
+func (a *App) chatThread(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	conv, err := a.Conversations.Get(ctx, u.ID, c.Param("cid"))
+	if err != nil {
+		return err
+	}
+	if err := a.Conversations.SetActive(ctx, u.ID, conv.ID); err != nil {
+		return err
+	}
+	return a.renderChat(c, conv, views.AskForm{}, http.StatusOK)
+}
+
+// renderChat builds the assistant screen; form carries what to show again after an error.
+func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.AskForm, status int) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	activeID := ""
+	if conv != nil {
+		activeID = conv.ID
+	}
+	v := views.ChatView{Active: conv}
+	var err error
+	if v.Threads, v.MoreURL, v.More, err = a.threadList(c, activeID); err != nil {
+		return err
+	}
+	if conv != nil {
+		msgs, err := a.Messages.ListByConversation(ctx, u.ID, conv.ID)
+		if err != nil {
+			return err
+		}
+		if v.Messages, err = a.messageViews(ctx, u.ID, conv, msgs, false); err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			if m.Status == models.StatusStreaming {
+				v.Refresh = true
+			}
+		}
+		v.Title = conv.Title
+		if v.Usage, err = a.Quotas.Usage(ctx, u.ID, a.Tutor.Now()); err != nil {
+			return err
+		}
+		v.Badge = a.badge(c)
+		form.Action, form.Target, form.Swap, form.Attach = "/chat/"+conv.ID+"/messages", "#messages", "beforeend", true
+		form.AtLimit = v.Usage.Limit > 0 && v.Usage.Used >= v.Usage.Limit
+		v.Form = form
+	}
+	return a.render(c, status, views.ChatPage(v), nil)
+}
+
+// threadsPage is the next page of the thread list, for the infinite scroll.
+func (a *App) threadsPage(c echo.Context) error {
+	items, more, moreHX, err := a.threadList(c, c.QueryParam("active"))
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.ThreadItems(items, more, moreHX), nil)
+}
+
+// threadList is the page of the user's thread list after ?after=, with the
+// links to the next page: a plain one and the HTMX one (empty on the last page).
+func (a *App) threadList(c echo.Context, activeID string) (items []views.ThreadView, more, moreHX string, err error) {
+	after, err := parseCursor(c.QueryParam("after"))
+	if err != nil {
+		return nil, "", "", err
+	}
+	threads, next, err := a.Conversations.List(c.Request().Context(), chrome(c).User.ID,
+		models.ListOptions{Limit: threadPage, After: after})
+	if err != nil {
+		return nil, "", "", err
+	}
+	active := &models.Conversation{ID: activeID}
+	for _, t := range threads {
+		items = append(items, threadView(t, active))
+	}
+	if next != nil {
+		cur := encodeCursor(next)
+		more, moreHX = "/chat?after="+cur, "/chat/threads?after="+cur
+		if activeID != "" {
+			moreHX += "&active=" + activeID
+		}
+	}
+	return items, more, moreHX, nil
+}
+
+// createConversation starts a thread (reusing an empty one of the same kind)
+// and opens it. With `content`, the question is asked in it at once: the
+// lesson panel's first question. With `next`, it returns to that page.
+func (a *App) createConversation(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	mode, lessonID := c.FormValue("mode"), strings.TrimSpace(c.FormValue("lesson_id"))
+	if mode == "" {
+		mode = models.ModeTutor
+	}
+	if !models.ValidMode(mode) || (mode == models.ModeLesson && lessonID == "") {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "mode must be lesson (with lesson_id), tutor or help")
+	}
+	conv, err := a.Conversations.ReuseEmpty(ctx, u.ID, mode, lessonID)
+	if errors.Is(err, models.ErrNotFound) {
+		conv, err = a.Conversations.Create(ctx, u.ID, mode, lessonID, 0, "")
+	}
+	if err != nil {
+		return err
+	}
+	next := safeNext(c.FormValue("next"), "")
+	if strings.TrimSpace(c.FormValue("content")) != "" || hasFile(c) {
+		return a.askIn(c, conv, next)
+	}
+	if next != "" {
+		return redirect(c, panelURL(next, conv.ID))
+	}
+	return redirect(c, "/chat/"+conv.ID)
+}
+
+// deleteConfirm asks before deleting (the no-JavaScript path to a delete).
+func (a *App) deleteConfirm(c echo.Context) error {
+	conv, err := a.Conversations.Get(c.Request().Context(), chrome(c).User.ID, c.Param("cid"))
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.DeleteConfirm(conv.ID, conv.Title), nil)
+}
+
+// deleteConversation removes the user's thread (stopping its answers in flight) and opens the next most recent one.
+func (a *App) deleteConversation(c echo.Context) error {
+	if err := a.Tutor.DeleteConversation(c.Request().Context(), chrome(c).User.ID, c.Param("cid")); err != nil {
+		return err
+	}
+	return redirect(c, "/chat")
+}
+
+// setStyle switches a thread between explain and guide.
+func (a *App) setStyle(c echo.Context) error {
+	u := chrome(c).User
+	cid := c.Param("cid")
+	err := a.Conversations.SetStyle(c.Request().Context(), u.ID, cid, c.FormValue("style"))
+	if errors.Is(err, models.ErrInvalidStyle) {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "style must be explain or guide")
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, safeNext(c.FormValue("next"), "/chat/"+cid))
+}
+
+// badge names the provider and model that will answer the next question.
+func (a *App) badge(c echo.Context) string {
+	info, err := a.Tutor.SessionInfo(c.Request().Context())
+	if err != nil {
+		return ""
+	}
+	model := info.Model
+	if model == "" {
+		model = tutor.DefaultModel(info.Provider)
+	}
+	return info.Provider + " · " + model
+}
+
+func threadView(t models.Conversation, active *models.Conversation) views.ThreadView {
+	return views.ThreadView{ID: t.ID, Title: t.Title, Mode: t.Mode, LastActivity: t.LastActivityAt,
+		Active: active != nil && active.ID == t.ID}
+}
+
+// encodeCursor and parseCursor keep the keyset position opaque in URLs.
+func encodeCursor(cur *models.ConversationCursor) string {
+	raw := strconv.FormatInt(cur.LastActivityAt.UnixMicro(), 10) + "." + cur.ID
+	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+}
+
+func parseCursor(s string) (*models.ConversationCursor, error) {
+	if s == "" {
+		return nil, nil
+	}
+	bad := echo.NewHTTPError(http.StatusBadRequest, "malformed page cursor")
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	ts, id, ok := strings.Cut(string(raw), ".")
+	micros, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil || len(id) != 36 {
+		return nil, bad
+	}
+	return &models.ConversationCursor{LastActivityAt: time.UnixMicro(micros).UTC(), ID: id}, nil
+}
+
+// panelURL is the lesson page with its tutor panel open on a session.
+func panelURL(lessonURL, cid string) string {
+	base, _, _ := strings.Cut(lessonURL, "?")
+	base, _, _ = strings.Cut(base, "#")
+	return base + "?tutor=open&session=" + cid + "#tutor"
+}

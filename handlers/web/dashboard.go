@@ -1,0 +1,77 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"aula/models"
+	"aula/views"
+)
+
+// historyPage is how many earlier sessions one page of the history shows.
+const historyPage = 20
+
+// studentRoutes registers the student pages: dashboard, upgrade.
+func (a *App) studentRoutes(g *echo.Group) {
+	g.GET("/dashboard", a.dashboard)
+	g.GET("/dashboard/history", a.dashboardHistory)
+	g.GET("/upgrade", a.upgrade)
+}
+
+// dashboard shows the student's tutor activity and the first page of their history.
+func (a *App) dashboard(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	now := a.Tutor.Now()
+	stats, err := a.Stats.Student(ctx, u.ID, now)
+	if err != nil {
+		return err
+	}
+	usage, err := a.Quotas.Usage(ctx, u.ID, now)
+	if err != nil {
+		return err
+	}
+	items, next, err := a.Stats.History(ctx, u.ID, nil, historyPage)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.DashboardPage(views.DashboardView{
+		Stats: stats, Usage: usage, History: items, MoreURL: historyURL(next)}), nil)
+}
+
+// dashboardHistory is the next page of the history after the cursor: rows
+// for HTMX's "Load more", a page of its own for a browser without JavaScript.
+func (a *App) dashboardHistory(c echo.Context) error {
+	after, err := models.ParseCursor(c.QueryParam("after"))
+	if errors.Is(err, models.ErrBadCursor) {
+		msg := t(c, "dash.bad_cursor")
+		return a.render(c, http.StatusBadRequest, views.ErrorPage(http.StatusBadRequest, msg), views.ErrorBox(http.StatusBadRequest, msg))
+	}
+	items, next, err := a.Stats.History(c.Request().Context(), chrome(c).User.ID, after, historyPage)
+	if err != nil {
+		return err
+	}
+	more := historyURL(next)
+	return a.render(c, http.StatusOK, views.HistoryPage(items, more), views.HistoryItems(items, more))
+}
+
+// historyURL links the history page after cursor; "" when there is none.
+func historyURL(cursor *models.ConversationCursor) string {
+	if cursor == nil {
+		return ""
+	}
+	return "/dashboard/history?after=" + url.QueryEscape(models.EncodeCursor(*cursor))
+}
+
+// upgrade lists the plans; changing one is an admin's job.
+func (a *App) upgrade(c echo.Context) error {
+	u := chrome(c).User
+	usage, err := a.Quotas.Usage(c.Request().Context(), u.ID, a.Tutor.Now())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.UpgradePage(u.Plan, usage), nil)
+}

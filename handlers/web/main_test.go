@@ -1,0 +1,9 @@
+package web_test
+
+import (
+	"testing"
+
+	"aula/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -1,0 +1,299 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"aula/attachment"
+	"aula/models"
+	"aula/tutor"
+	"aula/views"
+)
+
+// noJSWait bounds how long a plain form post waits for its answer before
+// redirecting to a page that refreshes until the answer is complete.
+const noJSWait = 90 * time.Second
+
+// ask records a question in the user's thread and starts its answer, which the page then streams.
+func (a *App) ask(c echo.Context) error {
+	conv, err := a.Conversations.Get(c.Request().Context(), chrome(c).User.ID, c.Param("cid"))
+	if err != nil {
+		return err
+	}
+	return a.askIn(c, conv, safeNext(c.FormValue("next"), ""))
+}
+
+// askIn asks the form's question in conv. HTMX gets the two new bubbles (or
+// the whole lesson panel, for its first question); a plain post waits for the
+// answer and is redirected to it. next is the lesson page the panel is on.
+func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	content := c.FormValue("content")
+	file, key := a.readAttachment(c)
+	if key != "" {
+		status := http.StatusUnprocessableEntity
+		if key == "ask.err.file_large" {
+			status = http.StatusRequestEntityTooLarge
+		}
+		return a.askRefused(c, conv, next, content, t(c, key), status)
+	}
+	res, err := a.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: content, Attachment: file})
+	var qe *models.QuotaError
+	switch {
+	case errors.Is(err, tutor.ErrEmptyQuestion):
+		return a.askRefused(c, conv, next, content, t(c, "ask.err.empty"), http.StatusUnprocessableEntity)
+	case errors.Is(err, tutor.ErrQuestionTooLong):
+		return a.askRefused(c, conv, next, content, t(c, "ask.err.too_long", utf8.RuneCountInString(strings.TrimSpace(content))), http.StatusUnprocessableEntity)
+	case errors.As(err, &qe):
+		return a.quotaRefused(c, conv, next, content, qe)
+	case errors.Is(err, tutor.ErrClosed):
+		return a.askRefused(c, conv, next, content, t(c, "ask.err.busy"), http.StatusServiceUnavailable)
+	case err != nil:
+		return err
+	}
+	inPanel := next != ""
+	if !isFragment(c) {
+		return a.waitAndRedirect(c, res.AssistantMessage.ID, returnURL(next, conv.ID, res.AssistantMessage.ID))
+	}
+	if c.Request().Header.Get("HX-Target") == "tutor" {
+		// The panel's first question created the session: the whole panel
+		// is drawn again around it, its forms now posting to the session.
+		return a.renderPanelFragment(c, next, &res.Conversation)
+	}
+	bubbles := []views.MessageView{
+		a.questionView(ctx, u.ID, res.UserMessage),
+		{ID: res.AssistantMessage.ID, Role: models.RoleAssistant, Status: models.StatusStreaming, InPanel: inPanel},
+	}
+	usage, err := a.Quotas.Usage(ctx, u.ID, a.Tutor.Now())
+	if err != nil {
+		return err
+	}
+	var first *views.ThreadView
+	if res.UserMessage.Seq == 0 && !inPanel {
+		th := threadView(res.Conversation, &res.Conversation)
+		first = &th
+	}
+	return a.render(c, http.StatusOK, views.AskResponse(bubbles, usage, first), nil)
+}
+
+// questionView is the bubble of a question just asked, with its file.
+func (a *App) questionView(ctx context.Context, userID string, m models.Message) views.MessageView {
+	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content}
+	if files, err := a.Attachments.ForMessages(ctx, userID, []string{m.ID}); err == nil {
+		if f, ok := files[m.ID]; ok {
+			v.Attachment = &views.AttachmentView{ID: f.ID, Filename: f.Filename, Size: f.Size}
+		}
+	}
+	return v
+}
+
+// askRefused shows why a question was not taken, keeping what was typed:
+// under the input for HTMX, or the page again for a plain post.
+func (a *App) askRefused(c echo.Context, conv *models.Conversation, next, content, msg string, status int) error {
+	if isFragment(c) {
+		c.Response().Header().Set("HX-Retarget", "#ask-error")
+		c.Response().Header().Set("HX-Reswap", "innerHTML")
+		return a.render(c, status, views.AskError(msg), nil)
+	}
+	form := views.AskForm{Content: content, Error: msg}
+	if next != "" {
+		return a.renderLessonWithPanel(c, next, conv, form, status)
+	}
+	return a.renderChat(c, conv, form, status)
+}
+
+// quotaRefused answers a question past the month's limit with the call to action.
+func (a *App) quotaRefused(c echo.Context, conv *models.Conversation, next, content string, qe *models.QuotaError) error {
+	if isFragment(c) {
+		c.Response().Header().Set("HX-Retarget", "#ask-form")
+		c.Response().Header().Set("HX-Reswap", "outerHTML")
+		return a.render(c, http.StatusTooManyRequests, views.LimitCTA(models.QuotaUsage{Plan: qe.Plan, Used: qe.Used, Limit: qe.Limit, ResetAt: qe.ResetAt}), nil)
+	}
+	msg := t(c, "ask.err.quota", qe.Limit, views.FormatDate(c.Request().Context(), qe.ResetAt))
+	return a.askRefused(c, conv, next, content, msg, http.StatusTooManyRequests)
+}
+
+// readAttachment reads and checks the optional file; key names the problem.
+func (a *App) readAttachment(c echo.Context) (*models.AttachmentInput, string) {
+	fh, err := c.FormFile("attachment")
+	if err != nil || fh.Size == 0 && fh.Filename == "" {
+		return nil, ""
+	}
+	if fh.Size > attachment.MaxSize {
+		return nil, "ask.err.file_large"
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, "ask.err.file_type"
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, attachment.MaxSize+1))
+	if err != nil {
+		return nil, "ask.err.file_type"
+	}
+	ex, err := attachment.Extract(fh.Filename, data)
+	switch {
+	case errors.Is(err, attachment.ErrTooLarge):
+		return nil, "ask.err.file_large"
+	case errors.Is(err, attachment.ErrEmpty):
+		return nil, "ask.err.file_empty"
+	case errors.Is(err, attachment.ErrUnreadablePDF):
+		return nil, "ask.err.file_pdf"
+	case err != nil:
+		return nil, "ask.err.file_type"
+	}
+	return &models.AttachmentInput{Filename: ex.Filename, MIME: ex.Mime, Data: data, Text: ex.Text}, ""
+}
+
+func hasFile(c echo.Context) bool {
+	fh, err := c.FormFile("attachment")
+	return err == nil && fh.Size > 0
+}
+
+// waitAndRedirect is the no-JavaScript answer: wait for the tutor (bounded),
+// then 303 to the answer; a page with an unfinished answer refreshes itself.
+func (a *App) waitAndRedirect(c echo.Context, mid, to string) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), noJSWait)
+	defer cancel()
+	_, _ = a.Tutor.Wait(ctx, chrome(c).User.ID, mid)
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+// returnURL is where a plain post goes back to: the thread or the lesson panel.
+func returnURL(next, cid, mid string) string {
+	if next != "" {
+		return strings.TrimSuffix(panelURL(next, cid), "#tutor") + "#m-" + mid
+	}
+	return "/chat/" + cid + "#m-" + mid
+}
+
+// backTo is the page a form on a bubble came from (the chat screen or a
+// lesson panel), from the Referer when it is this site's, else the thread.
+func backTo(c echo.Context, cid, mid string) string {
+	def := "/chat/" + cid + "#m-" + mid
+	ref, err := url.Parse(c.Request().Referer())
+	if err != nil || ref.Host != c.Request().Host || ref.Path == "" {
+		return def
+	}
+	return safeNext(ref.RequestURI(), "/chat/"+cid) + "#m-" + mid
+}
+
+// rate records 👍/👎 with a reason and comment; only the owner can rate.
+func (a *App) rate(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	mid := c.Param("mid")
+	rating := c.FormValue("rating")
+	if rating != models.RatingUp && rating != models.RatingDown {
+		// Checked before the store: Rate("") would clear the stored rating.
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, t(c, "rate.bad_value"))
+	}
+	reason := ""
+	if rating == models.RatingDown {
+		reason = c.FormValue("reason")
+	}
+	err := a.Messages.Rate(ctx, u.ID, mid, rating, reason, c.FormValue("comment"))
+	switch {
+	case errors.Is(err, models.ErrInvalidRating):
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, t(c, "rate.bad_value"))
+	case errors.Is(err, models.ErrInvalidReason):
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "unknown reason")
+	case errors.Is(err, models.ErrNotRateable):
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "only a complete answer can be rated")
+	case err != nil:
+		return err
+	}
+	m, err := a.Messages.Get(ctx, u.ID, mid)
+	if err != nil {
+		return err
+	}
+	if !isFragment(c) {
+		return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, mid))
+	}
+	v := views.MessageView{ID: m.ID, Status: m.Status, RatingComment: m.RatingComment}
+	if m.Rating != nil {
+		v.Rating = *m.Rating
+	}
+	if m.RatingReason != nil {
+		v.RatingReason = *m.RatingReason
+	}
+	return a.render(c, http.StatusOK, views.Rating(v), nil)
+}
+
+// cancel stops an answer being written; the partial text is kept.
+func (a *App) cancel(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	m, err := a.Messages.Get(ctx, u.ID, c.Param("mid"))
+	if err != nil {
+		return err
+	}
+	if err := a.Tutor.Cancel(ctx, u.ID, m.ID); err != nil {
+		return err
+	}
+	if isFragment(c) {
+		// The stream's final event redraws the bubble.
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, m.ID))
+}
+
+// retry regenerates a failed or stopped answer in place.
+func (a *App) retry(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := chrome(c).User
+	m, err := a.Tutor.Retry(ctx, u.ID, c.Param("mid"))
+	var qe *models.QuotaError
+	switch {
+	case errors.As(err, &qe):
+		return echo.NewHTTPError(http.StatusTooManyRequests, t(c, "ask.err.quota", qe.Limit, views.FormatDate(ctx, qe.ResetAt)))
+	case errors.Is(err, tutor.ErrNotRetryable):
+		return echo.NewHTTPError(http.StatusConflict, t(c, "ask.err.not_retry"))
+	case err != nil:
+		return err
+	}
+	if !isFragment(c) {
+		return a.waitAndRedirect(c, m.ID, backTo(c, m.ConversationID, m.ID))
+	}
+	inPanel := strings.HasPrefix(refererPath(c), "/learn/")
+	return a.render(c, http.StatusOK, views.Message(views.MessageView{ID: m.ID, Role: models.RoleAssistant,
+		Status: models.StatusStreaming, InPanel: inPanel}), nil)
+}
+
+func refererPath(c echo.Context) string {
+	ref, err := url.Parse(c.Request().Referer())
+	if err != nil {
+		return ""
+	}
+	return ref.Path
+}
+
+// downloadAttachment sends a question's file to its owner only.
+func (a *App) downloadAttachment(c echo.Context) error {
+	f, err := a.Attachments.Get(c.Request().Context(), chrome(c).User.ID, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Filename}))
+	h.Set("Cache-Control", "private, no-store")
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	ct := f.Mime
+	if strings.HasPrefix(ct, "text/") || ct == "application/json" {
+		ct = "text/plain; charset=utf-8"
+	}
+	if ct != "application/pdf" && ct != "text/plain; charset=utf-8" {
+		ct = "application/octet-stream"
+	}
+	return c.Blob(http.StatusOK, ct, f.Data)
+}

@@ -1,0 +1,137 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"aula/handlers"
+	"aula/i18n"
+	"aula/models"
+	"aula/views"
+)
+
+const (
+	ctxSession = "aula.session"
+	csrfKey    = "csrf"
+	localeKey  = "locale"
+)
+
+func newToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// loadSession loads the server-side session and the signed-in user, picks
+// the request's language, and puts the page frame's data in the context.
+func (a *App) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := a.prepare(c); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// prepare does loadSession's work; the error handler calls it too, so a
+// 404 for an unknown route is still in the user's language.
+func (a *App) prepare(c echo.Context) error {
+	if c.Get(ctxSession) != nil {
+		return nil
+	}
+	r := c.Request()
+	sess, err := a.Sessions.Get(r, sessionName)
+	if err != nil {
+		return fmt.Errorf("load session: %w", err)
+	}
+	c.Set(ctxSession, sess)
+	ch := &views.Chrome{Path: r.URL.RequestURI(), AssetVersion: a.AssetVersion,
+		RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
+	if uid, ok := sess.Values[models.SessionUserKey].(string); ok && uid != "" {
+		u, err := a.Users.Get(r.Context(), uid)
+		switch {
+		case err == nil:
+			ch.User = u
+			handlers.SetUser(c, u)
+		case models.IsUnavailable(err):
+			return fmt.Errorf("load user: %w", err)
+		}
+	}
+	tok, _ := sess.Values[csrfKey].(string)
+	if tok == "" {
+		tok = newToken()
+		sess.Values[csrfKey] = tok
+		if err := sess.Save(r, c.Response()); err != nil {
+			return err
+		}
+	}
+	ch.CSRF = tok
+	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
+	if l, ok := sess.Values[localeKey].(string); ok && l != "" {
+		lang = l
+	}
+	if ch.User != nil && ch.User.Locale != "" {
+		lang = ch.User.Locale
+	}
+	ctx := i18n.WithLang(views.WithChrome(r.Context(), ch), lang)
+	c.SetRequest(r.WithContext(ctx))
+	c.Response().Header().Set("Content-Language", lang)
+	return nil
+}
+
+// session returns the request's session (loaded by loadSession).
+func session(c echo.Context) *sessions.Session {
+	s, _ := c.Get(ctxSession).(*sessions.Session)
+	return s
+}
+
+// checkCSRF refuses a state-changing request whose _csrf field or
+// X-CSRF-Token header does not match the session's token.
+func (a *App) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		want := chrome(c).CSRF
+		got := c.Request().Header.Get("X-CSRF-Token")
+		if got == "" {
+			got = c.FormValue("_csrf")
+		}
+		if want == "" || got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
+			return echo.NewHTTPError(http.StatusForbidden, "CSRF token missing or wrong")
+		}
+		return next(c)
+	}
+}
+
+// requireUser sends signed-out visitors to the sign-in page, coming back after.
+func (a *App) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if chrome(c).User == nil {
+			if c.Path() == "/*" { // the group's catch-all: an unknown route is a 404, not a sign-in
+				return echo.ErrNotFound
+			}
+			return redirect(c, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+		}
+		return next(c)
+	}
+}
+
+// safeNext returns next when it is a path on this site, else the default:
+// no scheme, no host, no protocol-relative or backslash tricks.
+func safeNext(next, def string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsAny(next, "\\\r\n\t") || strings.HasPrefix(next, "/%2f") || strings.HasPrefix(next, "/%2F") {
+		return def
+	}
+	return next
+}

@@ -1,0 +1,118 @@
+// Package web is aula's site: the browser pages and their HTMX fragments,
+// one file per resource or screen, behind the cookie session and CSRF
+// checks. Handlers parse, call tutor/ or models/, and render views/.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/securecookie"
+	"github.com/labstack/echo/v4"
+	"gorm.io/gorm"
+
+	"aula/handlers"
+	"aula/models"
+	"aula/static"
+	"aula/tutor"
+)
+
+// App holds every dependency of the site; cmd/aula builds it with New.
+type App struct {
+	DB            *gorm.DB
+	Users         *models.Users
+	Sessions      *models.SessionStore
+	Throttle      *models.LoginThrottle
+	Content       *models.Content
+	Conversations *models.Conversations
+	Messages      *models.Messages
+	Quotas        *models.Quotas
+	Attachments   *models.Attachments
+	Tutor         *tutor.Service
+	Log           *slog.Logger
+	AssetVersion  string
+	// SlowAfter is how long a stream waits for a token before the `slow` notice.
+	SlowAfter time.Duration
+
+	// Stats, Audit and Suggestions serve the dashboards and the admin pages.
+	Stats       *models.Stats
+	Audit       *models.Audit
+	Suggestions *models.Suggestions
+
+	// Metrics counts the open answer streams.
+	Metrics *handlers.Metrics
+
+	// Tokens are the personal API tokens of the JSON API and MCP.
+	Tokens *models.Tokens
+	// tokenFlash seals a new token in the cookie that shows it once.
+	tokenFlash *securecookie.SecureCookie
+}
+
+// New builds the site's dependencies on one database: every store, the
+// session store signing with sessionKey, and the tutor service.
+func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m *handlers.Metrics) *App {
+	return &App{
+		DB:            db,
+		Users:         models.NewUsers(db),
+		Sessions:      models.NewSessionStore(db, sessionKey),
+		Throttle:      models.NewLoginThrottle(db),
+		Content:       models.NewContent(db),
+		Conversations: models.NewConversations(db),
+		Messages:      models.NewMessages(db),
+		Quotas:        models.NewQuotas(db),
+		Attachments:   models.NewAttachments(db),
+		Stats:         models.NewStats(db),
+		Audit:         models.NewAudit(db),
+		Suggestions:   models.NewSuggestions(db),
+		Tutor:         svc,
+		Log:           log,
+		AssetVersion:  static.Version(static.FS),
+		SlowAfter:     8 * time.Second,
+		Metrics:       m,
+		Tokens:        models.NewTokens(db),
+		tokenFlash:    newTokenFlash(sessionKey),
+	}
+}
+
+// sessionName is the cookie that carries the signed session id.
+const sessionName = "aula_session"
+
+// Routes registers every page and fragment of the site.
+func (a *App) Routes(e *echo.Echo) {
+	// Everything else is a page of the site: it has a session, a language and CSRF checks.
+	site := e.Group("", a.loadSession, a.checkCSRF)
+	site.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/learn") })
+	site.GET("/signup", a.signupForm)
+	site.POST("/signup", a.signup)
+	site.GET("/login", a.loginForm)
+	site.POST("/login", a.login)
+	site.POST("/logout", a.logout)
+	site.POST("/locale", a.setLocale)
+
+	auth := site.Group("", a.requireUser)
+	auth.GET("/learn", a.catalog)
+	auth.GET("/learn/:path", a.path)
+	auth.GET("/learn/:path/:lesson", a.lesson)
+	auth.GET("/learn/:path/:lesson/sessions", a.sessions)
+
+	auth.GET("/chat", a.chatIndex)
+	auth.POST("/chat", a.createConversation)
+	auth.GET("/chat/threads", a.threadsPage)
+	auth.GET("/chat/:cid", a.chatThread)
+	auth.GET("/chat/:cid/delete", a.deleteConfirm)
+	auth.POST("/chat/:cid/delete", a.deleteConversation)
+	auth.DELETE("/chat/:cid", a.deleteConversation)
+	auth.POST("/chat/:cid/style", a.setStyle)
+	auth.POST("/chat/:cid/messages", a.ask)
+	auth.GET("/messages/:mid/stream", a.stream)
+	auth.POST("/messages/:mid/rate", a.rate)
+	auth.POST("/messages/:mid/cancel", a.cancel)
+	auth.POST("/messages/:mid/retry", a.retry)
+	auth.GET("/attachments/:id", a.downloadAttachment)
+
+	a.studentRoutes(auth)
+	a.settingsRoutes(auth)
+	// Admin routes answer 404, not a sign-in redirect, to visitors too.
+	a.adminRoutes(site)
+}
