@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -31,7 +30,7 @@ func (s *Users) UpdateProfile(ctx context.Context, id string, p Profile) (*User,
 	if !validID(id) {
 		return nil, ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).
+	res := conn(ctx, s.db).Model(&User{}).Where("id = ?", id).
 		Updates(map[string]any{"name": p.Name, "locale": p.Locale, "updated_at": time.Now()})
 	if res.Error != nil {
 		return nil, fmt.Errorf("update profile: %w", res.Error)
@@ -47,7 +46,7 @@ func (s *Users) SetOptionalEmail(ctx context.Context, id string, on bool) error 
 	if !validID(id) {
 		return ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).
+	res := conn(ctx, s.db).Model(&User{}).Where("id = ?", id).
 		Updates(map[string]any{"optional_email": on, "updated_at": time.Now()})
 	if res.Error != nil {
 		return fmt.Errorf("set optional email: %w", res.Error)
@@ -83,7 +82,8 @@ func (s *Users) SetPassword(ctx context.Context, id, password string) error {
 		return err
 	}
 	hash := HashPassword(password)
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		res := tx.Model(&User{}).Where("id = ?", id).
 			Updates(map[string]any{"password_hash": hash, "updated_at": time.Now()})
 		if res.Error != nil {
@@ -117,7 +117,8 @@ func (s *Users) Delete(ctx context.Context, id, password string) error {
 	if !CheckPassword(u.PasswordHash, password) {
 		return ErrBadCredentials
 	}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		if u.Plan == PlanSuperAdmin {
 			// Locking every SUPER_ADMIN row serialises two admins deleting
 			// themselves at once: the second sees the first one gone.

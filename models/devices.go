@@ -50,7 +50,7 @@ func (s *Devices) List(ctx context.Context, userID, currentID string) ([]Device,
 		return nil, nil
 	}
 	var out []Device
-	err := s.db.WithContext(ctx).Raw(`SELECT `+handleSQL+` AS handle, user_agent, address, created_at, last_seen_at
+	err := conn(ctx, s.db).Raw(`SELECT `+handleSQL+` AS handle, user_agent, address, created_at, last_seen_at
 		FROM sessions WHERE user_id = ? AND expires_at > now() ORDER BY last_seen_at DESC, created_at DESC`, userID).
 		Scan(&out).Error
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Devices) SignOut(ctx context.Context, userID, handle string) error {
 	if !validID(userID) {
 		return ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Exec(`DELETE FROM sessions WHERE user_id = ? AND `+handleSQL+` = ?`, userID, handle)
+	res := conn(ctx, s.db).Exec(`DELETE FROM sessions WHERE user_id = ? AND `+handleSQL+` = ?`, userID, handle)
 	if res.Error != nil {
 		return fmt.Errorf("sign out session: %w", res.Error)
 	}
@@ -84,7 +84,7 @@ func (s *Devices) SignOutOthers(ctx context.Context, userID, currentID string) (
 	if !validID(userID) {
 		return 0, ErrNotFound
 	}
-	res := s.db.WithContext(ctx).Exec(`DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, currentID)
+	res := conn(ctx, s.db).Exec(`DELETE FROM sessions WHERE user_id = ? AND id <> ?`, userID, currentID)
 	if res.Error != nil {
 		return 0, fmt.Errorf("sign out other sessions: %w", res.Error)
 	}
@@ -100,7 +100,7 @@ func (s *Devices) Touch(ctx context.Context, sessionID, userAgent, address strin
 	}
 	// PostgreSQL refuses NUL and invalid UTF-8 in text; a header can carry both.
 	userAgent = strings.ToValidUTF8(strings.ReplaceAll(userAgent, "\x00", ""), "")
-	err := s.db.WithContext(ctx).Exec(`UPDATE sessions SET last_seen_at = now(), user_agent = ?, address = ?
+	err := conn(ctx, s.db).Exec(`UPDATE sessions SET last_seen_at = now(), user_agent = ?, address = ?
 		WHERE id = ? AND (last_seen_at < now() - make_interval(secs => ?) OR user_agent <> ? OR address <> ?)`,
 		userAgent, address, sessionID, deviceTouchEvery.Seconds(), userAgent, address).Error
 	if err != nil {

@@ -118,7 +118,8 @@ func (s *Users) Export(ctx context.Context, id string, now time.Time) (*Export, 
 	}
 	out := &Export{ExportedAt: now, Account: ExportAccount{ID: u.ID, Email: u.Email, Name: u.Name, Plan: u.Plan,
 		Locale: u.Locale, OptionalEmail: u.OptionalEmail, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		if err := tx.Exec(`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`).Error; err != nil {
 			return err
 		}

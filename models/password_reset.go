@@ -49,7 +49,7 @@ func (s *PasswordResets) Issue(ctx context.Context, userID string, now time.Time
 	_, _ = rand.Read(b)
 	token := base64.RawURLEncoding.EncodeToString(b)
 	row := passwordReset{UserID: userID, TokenHash: hashToken(token), CreatedAt: now, ExpiresAt: now.Add(ResetLinkTTL)}
-	if err := s.db.WithContext(ctx).Create(&row).Error; err != nil {
+	if err := conn(ctx, s.db).Create(&row).Error; err != nil {
 		return "", fmt.Errorf("issue reset link: %w", err)
 	}
 	return token, nil
@@ -59,7 +59,7 @@ func (s *PasswordResets) Issue(ctx context.Context, userID string, now time.Time
 // so the page can show the new-password form only for a working link.
 func (s *PasswordResets) Check(ctx context.Context, token string, now time.Time) (*User, error) {
 	var u User
-	err := s.db.WithContext(ctx).Joins("JOIN password_resets r ON r.user_id = users.id").
+	err := conn(ctx, s.db).Joins("JOIN password_resets r ON r.user_id = users.id").
 		Where("r.token_hash = ? AND r.used_at IS NULL AND r.expires_at > ?", hashToken(token), now).
 		Take(&u).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -80,7 +80,8 @@ func (s *PasswordResets) Redeem(ctx context.Context, token, password string, now
 	}
 	hash := HashPassword(password)
 	var u User
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
 		var r passwordReset
 		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
 			Where("token_hash = ? AND used_at IS NULL AND expires_at > ?", hashToken(token), now).Take(&r).Error
@@ -137,7 +138,8 @@ func resetEmailKey(email string) string {
 // Requests over the limit are recorded too, so hammering keeps it closed.
 func (t *ResetThrottle) Allow(ctx context.Context, email, ip string, now time.Time) (bool, error) {
 	var n struct{ ByEmail, ByAddress int }
-	err := t.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := WithTx(ctx, t.db, func(ctx context.Context) error {
+		tx := conn(ctx, t.db)
 		if err := tx.Exec(`DELETE FROM password_reset_requests WHERE requested_at < ?`, now.Add(-24*time.Hour)).Error; err != nil {
 			return err
 		}
