@@ -4,7 +4,6 @@ package pgtest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/jackc/pgx/v5"
 	"gorm.io/gorm"
 
 	"aula/internal/pgcluster"
@@ -24,7 +23,7 @@ const template = "aula_template"
 
 var (
 	cluster *pgcluster.Cluster
-	admin   *sql.DB
+	admin   *gorm.DB
 	counter atomic.Int64
 	createM sync.Mutex
 )
@@ -70,24 +69,37 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer cluster.Stop()
-	admin, err = sql.Open("pgx", cluster.URL("postgres"))
+	admin, err = models.Open(ctx, cluster.URL("postgres"))
 	if err != nil {
 		return 0, err
 	}
-	defer admin.Close()
-	if _, err := admin.Exec("CREATE DATABASE " + template); err != nil {
+	defer models.Close(admin)
+	if err := admin.Exec("CREATE DATABASE " + ident(template)).Error; err != nil {
 		return 0, fmt.Errorf("create template: %w", err)
 	}
-	tdb, err := sql.Open("pgx", cluster.URL(template))
-	if err != nil {
+	if err := migrateTemplate(ctx); err != nil {
 		return 0, err
 	}
-	if err := migrations.Up(ctx, tdb); err != nil {
-		return 0, err
-	}
-	tdb.Close()
 	return m.Run(), nil
 }
+
+// migrateTemplate applies the migrations to the template every test's
+// database is cloned from.
+func migrateTemplate(ctx context.Context) error {
+	tdb, err := models.Open(ctx, cluster.URL(template))
+	if err != nil {
+		return err
+	}
+	defer models.Close(tdb)
+	sqlDB, err := tdb.DB()
+	if err != nil {
+		return err
+	}
+	return migrations.Up(ctx, sqlDB)
+}
+
+// ident quotes a database name; names cannot be bound parameters.
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
 
 // DB is a fresh, migrated database for one test.
 type DB struct {
@@ -106,7 +118,7 @@ func New(t testing.TB) *DB {
 	}
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), counter.Add(1))
 	createM.Lock()
-	_, err := admin.Exec(fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template))
+	err := admin.Exec("CREATE DATABASE " + ident(name) + " TEMPLATE " + ident(template)).Error
 	createM.Unlock()
 	if err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
@@ -117,10 +129,8 @@ func New(t testing.TB) *DB {
 		t.Fatalf("pgtest: %v", err)
 	}
 	t.Cleanup(func() {
-		if sqlDB, err := db.DB(); err == nil {
-			sqlDB.Close()
-		}
-		_, _ = admin.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+		models.Close(db)
+		admin.Exec("DROP DATABASE IF EXISTS " + ident(name) + " WITH (FORCE)")
 	})
 	return &DB{DB: db, URL: url, Name: name}
 }
