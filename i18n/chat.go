@@ -2,6 +2,11 @@ package i18n
 
 var _ = add(map[string][2]string{
 	"chat.title":             {"Assistant", "Asistente"},
+	"chat.latest":            {"Latest", "Lo último"},
+	"chat.latest_tip":        {"Jump to the newest message", "Ir al mensaje más reciente"},
+	"chat.show_threads":      {"Show conversations", "Ver conversaciones"},
+	"chat.hide_threads":      {"Hide conversations", "Ocultar conversaciones"},
+	"chat.style_changed":     {"Teaching style: %s", "Estilo de enseñanza: %s"},
 	"chat.threads":           {"Conversations", "Conversaciones"},
 	"chat.new":               {"New conversation", "Nueva conversación"},
 	"chat.more":              {"More conversations", "Más conversaciones"},

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"html"
+	"math"
 	"strings"
 	"sync"
 
@@ -92,18 +93,79 @@ var (
 )
 
 // HighlightCSS returns the stylesheet for highlighted code: the light theme,
-// then the dark theme inside @media (prefers-color-scheme: dark).
+// then the dark theme inside @media (prefers-color-scheme: dark). Both are
+// first made readable (every token at least 4.5:1 on the code background).
 func HighlightCSS() string {
 	cssOnce.Do(func() {
 		// All classes are written so dark rules override every light rule
 		// instead of letting unstyled tokens inherit light colours.
 		f := chromahtml.New(chromahtml.WithClasses(true), chromahtml.WithAllClasses(true))
 		var b strings.Builder
-		_ = f.WriteCSS(&b, styles.Get(lightTheme))
+		_ = f.WriteCSS(&b, readable(styles.Get(lightTheme)))
 		b.WriteString("@media (prefers-color-scheme: dark) {\n")
-		_ = f.WriteCSS(&b, styles.Get(darkTheme))
+		// A token the dark theme leaves unstyled (names, punctuation) would
+		// keep its light colour, dark on dark: reset every token to the
+		// block's colour first; the dark theme's own rules come after it,
+		// with the same specificity, and win.
+		b.WriteString(".chroma [class] { color: inherit; background-color: transparent; font-weight: inherit; font-style: inherit; }\n")
+		_ = f.WriteCSS(&b, readable(styles.Get(darkTheme)))
 		b.WriteString("}\n")
 		cssText = b.String()
 	})
 	return cssText
+}
+
+// minContrast is WCAG AA's contrast for body text.
+const minContrast = 4.5
+
+// readable returns style with every token colour that reads below
+// minContrast on the style's background moved away from it (lighter on a
+// dark background, darker on a light one) until it reaches it.
+func readable(style *chroma.Style) *chroma.Style {
+	bg := style.Get(chroma.Background)
+	back := bg.Background
+	if !back.IsSet() {
+		back = chroma.NewColour(255, 255, 255)
+	}
+	b := style.Builder()
+	for _, tt := range style.Types() {
+		e := style.Get(tt)
+		if !e.Colour.IsSet() || contrast(e.Colour, back) >= minContrast {
+			continue
+		}
+		step := -0.08
+		if luminance(back) < 0.5 {
+			step = 0.12
+		}
+		for i := 0; i < 40 && contrast(e.Colour, back) < minContrast; i++ {
+			e.Colour = e.Colour.Brighten(step)
+		}
+		b.AddEntry(tt, e)
+	}
+	out, err := b.Build()
+	if err != nil {
+		return style
+	}
+	return out
+}
+
+// luminance is a colour's WCAG relative luminance.
+func luminance(c chroma.Colour) float64 {
+	ch := func(v uint8) float64 {
+		x := float64(v) / 255
+		if x <= 0.03928 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	return 0.2126*ch(c.Red()) + 0.7152*ch(c.Green()) + 0.0722*ch(c.Blue())
+}
+
+// contrast is the WCAG contrast ratio of two colours (1 to 21).
+func contrast(a, b chroma.Colour) float64 {
+	la, lb := luminance(a), luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
 }

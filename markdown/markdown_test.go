@@ -489,3 +489,15 @@ func BenchmarkChunks(b *testing.B) {
 		Chunks("VLANs", src)
 	}
 }
+
+func TestAnswerText(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"**VLANs** split a switch.\n\n- one\n- two", "VLANs split a switch. one two"},
+		{"# Title\n\nUse `go build` & run.", "Title Use go build & run."},
+		{"```go\nx := 1\n```", "x := 1"},
+	} {
+		if got := AnswerText(tt.src); got != tt.want {
+			t.Errorf("AnswerText(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}

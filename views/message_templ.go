@@ -296,7 +296,7 @@ func StreamingAnswer(m MessageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" sse-swap=\"slow\" hx-swap=\"innerHTML\"></p><div hidden sse-swap=\"done,error\" hx-target=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" role=\"status\" sse-swap=\"slow\" hx-swap=\"innerHTML\"></p><div hidden sse-swap=\"done,error\" hx-target=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -66,6 +66,14 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 	if v.Threads, v.MoreURL, v.More, err = a.threadList(c, activeID); err != nil {
 		return err
 	}
+	if v.Usage, err = a.Quotas.Usage(ctx, u.ID, a.Tutor.Now()); err != nil {
+		return err
+	}
+	form.AtLimit = v.Usage.Limit > 0 && v.Usage.Used >= v.Usage.Limit
+	// With no thread yet the input is offered at once: the first question
+	// creates the thread (POST /chat with content) and opens it.
+	form.Action, form.Target, form.Swap, form.Attach = "/chat", "#thread", "none", true
+	form.Hidden = map[string]string{"mode": models.ModeTutor}
 	if conv != nil {
 		msgs, err := a.Messages.ListByConversation(ctx, u.ID, conv.ID)
 		if err != nil {
@@ -80,14 +88,10 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 			}
 		}
 		v.Title = conv.Title
-		if v.Usage, err = a.Quotas.Usage(ctx, u.ID, a.Tutor.Now()); err != nil {
-			return err
-		}
 		v.Badge = a.badge(c)
-		form.Action, form.Target, form.Swap, form.Attach = "/chat/"+conv.ID+"/messages", "#messages", "beforeend", true
-		form.AtLimit = v.Usage.Limit > 0 && v.Usage.Used >= v.Usage.Limit
-		v.Form = form
+		form.Action, form.Target, form.Swap, form.Hidden = "/chat/"+conv.ID+"/messages", "#messages", "beforeend", nil
 	}
+	v.Form = form
 	return a.render(c, status, views.ChatPage(v), nil)
 }
 
@@ -183,6 +187,11 @@ func (a *App) setStyle(c echo.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if isFragment(c) {
+		// HTMX swaps the switch in place: no reload, the draft and the
+		// scroll position stay, and its live region says what changed.
+		return a.render(c, http.StatusOK, views.StyleChanged(cid, c.FormValue("style"), c.FormValue("next")), nil)
 	}
 	return redirect(c, safeNext(c.FormValue("next"), "/chat/"+cid))
 }

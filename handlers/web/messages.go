@@ -65,6 +65,10 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) erro
 	if !isFragment(c) {
 		return a.waitAndRedirect(c, res.AssistantMessage.ID, returnURL(next, conv.ID, res.AssistantMessage.ID))
 	}
+	if c.Request().Header.Get("HX-Target") == "thread" {
+		// The empty assistant screen's first question made the thread: open it.
+		return redirect(c, "/chat/"+conv.ID)
+	}
 	if c.Request().Header.Get("HX-Target") == "tutor" {
 		// The panel's first question created the session: the whole panel
 		// is drawn again around it, its forms now posting to the session.

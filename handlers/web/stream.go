@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"aula/markdown"
 	"aula/models"
 	"aula/tutor"
 	"aula/views"
@@ -113,7 +114,7 @@ func (a *App) writeFinal(c echo.Context, w *echo.Response, f *tutor.Final, inPan
 		return err
 	}
 	if m.Status == models.StatusComplete {
-		_ = views.Announce(m.Content).Render(ctx, &buf)
+		_ = views.Announce(markdown.AnswerText(m.Content)).Render(ctx, &buf)
 	}
 	event := "done"
 	if m.Status == models.StatusFailed {

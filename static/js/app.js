@@ -1,7 +1,10 @@
 // aula's own script. Everything works without it; it adds keyboard
-// shortcuts, resets the question form after a send, keeps the newest
-// message in view, and configures HTMX (the CSRF header, and swapping
-// validation responses in place).
+// shortcuts, resets the question form after a send, keeps a thread's list
+// of messages on its newest message while the student reads there (and
+// offers "↓ latest" when they scrolled up), moves focus to the tutor's
+// input when the panel opens, scrolls the lesson to a cited section, and
+// configures HTMX (the CSRF header, and swapping validation responses in
+// place).
 (function () {
   "use strict";
 
@@ -20,7 +23,29 @@
     ];
   });
 
-  // Enter sends, Shift+Enter breaks the line, Escape stops the answer being written.
+  // The panel and the assistant screen fit below the top bar, whose
+  // height depends on the width (it wraps on a phone).
+  function measureTopbar() {
+    var bar = document.querySelector(".topbar");
+    if (bar) document.documentElement.style.setProperty("--topbar-h", bar.offsetHeight + "px");
+  }
+  window.addEventListener("resize", measureTopbar);
+
+  var phone = window.matchMedia("(max-width: 900px)");
+  var touch = window.matchMedia("(pointer: coarse)");
+  var reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+  function tutor() { return document.getElementById("tutor"); }
+
+  // Focus the question input, except on a touch screen, where it would
+  // raise the keyboard over what the student opened the page to read.
+  function focusInput() {
+    var q = document.getElementById("q");
+    if (q && !touch.matches) q.focus({ preventScroll: true });
+  }
+
+  // Enter sends, Shift+Enter breaks the line; Escape stops the answer being
+  // written, or, when none is, closes the tutor panel.
   document.addEventListener("keydown", function (e) {
     var t = e.target;
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && t.matches && t.matches("#ask-form textarea")) {
@@ -28,9 +53,16 @@
       if (t.value.trim() !== "" || (t.form.attachment && t.form.attachment.files.length)) t.form.requestSubmit();
       return;
     }
-    if (e.key === "Escape") {
-      var stop = document.querySelector('.msg.streaming button[data-stop]');
-      if (stop) { e.preventDefault(); stop.click(); }
+    if (e.key !== "Escape") return;
+    var stop = document.querySelector('.msg.streaming button[data-stop]');
+    var panel = tutor();
+    if (stop) {
+      e.preventDefault();
+      stop.click();
+    } else if (panel && panel.open) {
+      e.preventDefault();
+      panel.open = false;
+      panel.querySelector("summary").focus();
     }
   });
 
@@ -44,21 +76,90 @@
   });
   document.addEventListener("htmx:beforeRequest", function (e) {
     var form = e.detail.elt;
-    if (form && form.id === "ask-form") {
-      var err = document.getElementById("ask-error");
-      if (err) err.textContent = "";
-    }
+    if (!form || (form.id !== "ask-form" && !form.closest(".suggestions"))) return;
+    var err = document.getElementById("ask-error");
+    if (err) err.textContent = "";
+    // The student asked: the question and its answer are what they want to see.
+    follow = true;
   });
 
-  function scrollToEnd() {
-    var list = document.getElementById("messages");
-    if (list) list.scrollTop = list.scrollHeight;
+  // Following: while the student is at the bottom of the messages, new
+  // bubbles and streamed text keep it there; once they scroll up to reread,
+  // nothing moves and "↓ latest" takes them back.
+  var follow = true;
+  function list() { return document.getElementById("messages"); }
+  function atBottom(l) { return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }
+  function showJump(show) {
+    var b = document.getElementById("jump-latest");
+    if (b && b.hidden === show) b.hidden = !show;
   }
-  document.addEventListener("htmx:afterSettle", function () {
-    scrollToEnd();
-    var q = document.getElementById("q");
-    if (q && document.activeElement === document.body) q.focus();
+  function toEnd() {
+    var l = list();
+    if (!l) return;
+    l.scrollTop = l.scrollHeight;
+    follow = true;
+    showJump(false);
+  }
+  document.addEventListener("scroll", function (e) {
+    if (e.target.id !== "messages") return;
+    follow = atBottom(e.target);
+    showJump(!follow);
+  }, true);
+  document.addEventListener("click", function (e) {
+    if (e.target.closest && e.target.closest("#jump-latest")) {
+      toEnd();
+      focusInput();
+    }
   });
-  document.addEventListener("htmx:sseMessage", scrollToEnd);
-  document.addEventListener("DOMContentLoaded", scrollToEnd);
+  new MutationObserver(function (records) {
+    var l = list();
+    if (!l) return;
+    for (var i = 0; i < records.length; i++) {
+      var n = records[i].target;
+      if (n === l || l.contains(n) || n.contains(l)) {
+        if (follow) toEnd(); else showJump(true);
+        return;
+      }
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+
+  // The tutor panel: opening it moves focus to its input and shows its
+  // newest message. toggle does not bubble: listen while it is captured.
+  document.addEventListener("toggle", function (e) {
+    if (e.target.id !== "tutor") return;
+    measureTopbar();
+    if (e.target.open) {
+      toEnd();
+      focusInput();
+    }
+  }, true);
+
+  // A § citation in the panel scrolls the lesson to its section and marks
+  // it for a moment; the panel stays open beside it (on a phone, where the
+  // panel covers the lesson, it closes to show the section).
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest('#tutor-panel .citations a[href^="#"]');
+    if (!a || a.hash.length < 2) return;
+    var section = document.getElementById(decodeURIComponent(a.hash.slice(1)));
+    if (!section) return;
+    e.preventDefault();
+    if (phone.matches && tutor()) tutor().open = false;
+    section.scrollIntoView({ block: "start", behavior: reduced.matches ? "instant" : "smooth" });
+    history.replaceState(history.state, "", a.hash);
+    section.classList.remove("cited");
+    void section.offsetWidth; // restart the animation when cited twice
+    section.classList.add("cited");
+    setTimeout(function () { section.classList.remove("cited"); }, 2600);
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    var q = document.getElementById("q");
+    if (q && document.activeElement === document.body) focusInput();
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    measureTopbar();
+    toEnd();
+    var panel = tutor();
+    if (!panel || panel.open) focusInput();
+  });
 })();
