@@ -152,12 +152,30 @@
     setTimeout(function () { section.classList.remove("cited"); }, 2600);
   });
 
+  // A code block whose long lines scroll sideways takes focus, so a
+  // keyboard can scroll it too; one that fits stays out of the tab order.
+  function focusableCode() {
+    var pres = document.querySelectorAll(".prose pre, .msg-body pre");
+    for (var i = 0; i < pres.length; i++) {
+      var p = pres[i];
+      if (p.scrollWidth > p.clientWidth) p.tabIndex = 0;
+      else p.removeAttribute("tabindex");
+    }
+  }
+  window.addEventListener("resize", focusableCode);
+  document.addEventListener("toggle", focusableCode, true);
+  document.addEventListener("htmx:afterSettle", focusableCode);
+  document.addEventListener("htmx:sseMessage", function (e) {
+    if (e.detail && e.detail.type === "done") setTimeout(focusableCode, 0);
+  });
+
   document.addEventListener("htmx:afterSettle", function () {
     var q = document.getElementById("q");
     if (q && document.activeElement === document.body) focusInput();
   });
   document.addEventListener("DOMContentLoaded", function () {
     measureTopbar();
+    focusableCode();
     toEnd();
     var panel = tutor();
     if (!panel || panel.open) focusInput();
