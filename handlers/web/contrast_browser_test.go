@@ -1,10 +1,11 @@
-package handlers_test
+package web_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
 
+	"aula/internal/apptest"
 	"aula/internal/browser"
 	"aula/models"
 	"aula/tutor"
@@ -52,8 +53,8 @@ func worstContrast(b *browser.Browser, sel string) lowest {
 // Code in lessons and answers, and the attachment size on a question, read
 // at WCAG AA (4.5:1) in both colour schemes.
 func TestLayoutCodeContrast(t *testing.T) {
-	s := newServer(t, withProvider(&scripted{answer: longAnswer}))
-	u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: longAnswer}))
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	cid := seedThread(t, s, u, 1)
 	ctx := context.Background()
 	res, err := s.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: cid, Content: "My notes",

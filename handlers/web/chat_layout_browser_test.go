@@ -1,4 +1,4 @@
-package handlers_test
+package web_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"aula/internal/apptest"
 	"aula/internal/browser"
 	"aula/models"
 	"aula/tutor"
@@ -54,13 +55,13 @@ func TestLayoutChatFollows(t *testing.T) {
 	}{{"1366", browser.Desktop, false}, {"390", browser.Phone, true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			st := streamLines(40)
-			s := newServer(t, withProvider(&scripted{answer: func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
+			s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
 				if strings.HasPrefix(req.Question, "stream") {
 					return st.answer(ctx, n, req, emit)
 				}
 				return longAnswer(ctx, n, req, emit)
 			}}))
-			u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+			u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 			cid := seedThread(t, s, u, 3)
 			b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
 			b.Viewport(tt.size, tt.mobile)
@@ -137,8 +138,8 @@ func chatStyleSwitch(t *testing.T, b *browser.Browser) {
 // On a phone the thread list is a drawer: closed, the thread fills the
 // screen; ☰ opens it over the thread, ✕ closes it.
 func TestLayoutChatPhoneDrawer(t *testing.T) {
-	s := newServer(t, withProvider(&scripted{answer: longAnswer}))
-	u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: longAnswer}))
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	seedThread(t, s, u, 1)
 	cid := seedThread(t, s, u, 2)
 	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
@@ -159,8 +160,8 @@ func TestLayoutChatPhoneDrawer(t *testing.T) {
 // An empty /chat offers the input at once; the first question creates the
 // thread and opens it with the answer; the input grows with its text.
 func TestLayoutChatEmptyAsks(t *testing.T) {
-	s := newServer(t, withProvider(&scripted{answer: echoAnswer}))
-	s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: echoAnswer}))
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
 	b.Viewport(browser.Desktop, false)
 	b.Navigate(s.URL + "/chat")

@@ -1,4 +1,4 @@
-package handlers_test
+package web_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"aula/internal/apptest"
 	"aula/internal/browser"
 	"aula/models"
 	"aula/tutor"
@@ -73,9 +74,9 @@ type axeRole struct {
 // student and as an admin, has no serious or critical axe-core violation.
 func TestAccessibilityAxe(t *testing.T) {
 	axe := axeSource(t)
-	s := newServer(t)
-	student := s.user(t, "ana@example.com", "a-long-password-1", models.PlanFree)
-	s.user(t, "root@example.com", "a-long-password-1", models.PlanSuperAdmin)
+	s := apptest.New(t)
+	student := s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+	s.User(t, "root@example.com", "a-long-password-1", models.PlanSuperAdmin)
 	cid := seedAxeConversations(t, s, student)
 	lesson := "/learn/networking/vlan-basics"
 	roles := []axeRole{
@@ -128,7 +129,7 @@ func axePage(t *testing.T, b *browser.Browser, axe, url, label string) int {
 }
 
 // signIn signs the browser in as email.
-func signIn(b *browser.Browser, s *server, email, password string) {
+func signIn(b *browser.Browser, s *apptest.Server, email, password string) {
 	b.T.Helper()
 	b.Navigate(s.URL + "/login")
 	b.Fill("#email", email)
@@ -141,7 +142,7 @@ func signIn(b *browser.Browser, s *server, email, password string) {
 
 // seedAxeConversations gives the student a tutor thread (with a file) and a
 // lesson session, each answered, and returns the thread's id.
-func seedAxeConversations(t *testing.T, s *server, u *models.User) string {
+func seedAxeConversations(t *testing.T, s *apptest.Server, u *models.User) string {
 	t.Helper()
 	ctx := context.Background()
 	var cid string

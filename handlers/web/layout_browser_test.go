@@ -1,4 +1,4 @@
-package handlers_test
+package web_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"aula/internal/apptest"
 	"aula/internal/browser"
 	"aula/models"
 	"aula/tutor"
@@ -49,11 +50,11 @@ func longAnswer(ctx context.Context, n int, req tutor.Request, emit func(string)
 		fmt.Fprintf(&b, "Paragraph %d explains one more detail of the question, in a sentence long enough to wrap on a phone.\n\n", i)
 	}
 	b.WriteString("```go\nfunc main() {\n\tvar names = []string{\"a\", \"b\"} // a comment that makes this line long enough to scroll on a phone screen\n\tfmt.Println(len(names), 42, \"text\")\n}\n```\n\nThe end.")
-	return emitAll(emit, strings.SplitAfter(b.String(), " ")...)
+	return apptest.EmitAll(emit, strings.SplitAfter(b.String(), " ")...)
 }
 
 // seedThread makes a tutor thread of u with n answered questions and returns its id.
-func seedThread(t *testing.T, s *server, u *models.User, n int) string {
+func seedThread(t *testing.T, s *apptest.Server, u *models.User, n int) string {
 	t.Helper()
 	ctx := context.Background()
 	conv, err := s.App.Conversations.Create(ctx, u.ID, models.ModeTutor, "", 0, "")
@@ -94,9 +95,9 @@ func openPanel(b *browser.Browser) {
 // a § citation scrolls the lesson to its section and marks it while the
 // panel stays open; Escape closes the panel.
 func TestLayoutPanelStaysBesideLesson(t *testing.T) {
-	s := newServer(t, withProvider(&scripted{answer: longAnswer}))
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: longAnswer}))
 	// A free student: the panel shows suggestions and the usage line too.
-	s.user(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
 	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
 	b.Viewport(browser.Desktop, false)
 	b.Navigate(s.URL + "/learn/networking/vlan-basics")
@@ -172,8 +173,8 @@ func scheme(b *browser.Browser) string {
 
 // On a 390×844 phone no page is wider than the screen, and the 🤖 button is on it.
 func TestLayoutPhoneWidth(t *testing.T) {
-	s := newServer(t, withProvider(&scripted{answer: longAnswer}))
-	u := s.user(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: longAnswer}))
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	cid := seedThread(t, s, u, 2)
 	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
 	b.Viewport(browser.Phone, true)
