@@ -210,7 +210,7 @@ func TestAttackXSSRendersInert(t *testing.T) {
 	// Let the second answer finish before looking at the page.
 	for _, m := range apptest.ThreadMessages(t, s, cid) {
 		if m.Role == models.RoleAssistant {
-			if _, err := s.Tutor.Wait(ctx, m.UserID, m.ID); err != nil {
+			if _, err := s.Tutor.Streams().Wait(ctx, m.UserID, m.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -133,7 +133,7 @@ func BenchmarkChatFirstTokenToSSE(b *testing.B) {
 			}
 		}
 		resp.Body.Close()
-		if _, err := s.Tutor.Wait(context.Background(), u.ID, res.AssistantMessage.ID); err != nil {
+		if _, err := s.Tutor.Streams().Wait(context.Background(), u.ID, res.AssistantMessage.ID); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -261,7 +261,7 @@ func BenchmarkChatConcurrentStreams(b *testing.B) {
 			b.Fatalf("%d of %d streams received the whole answer", n, streams)
 		}
 		for _, mid := range mids {
-			if m, err := s.Tutor.Wait(context.Background(), u.ID, mid); err != nil || m.Content != want.String() {
+			if m, err := s.Tutor.Streams().Wait(context.Background(), u.ID, mid); err != nil || m.Content != want.String() {
 				b.Fatalf("stored answer %s: %v", mid, err)
 			}
 		}

@@ -117,7 +117,7 @@ func BenchmarkFirstToken(b *testing.B) {
 		provider := <-stamps
 		ttft = append(ttft, first.Sub(start))
 		overhead = append(overhead, first.Sub(provider))
-		if err := s.Tutor.Cancel(ctx, u.ID, mid); err != nil {
+		if err := s.Tutor.Streams().Cancel(ctx, u.ID, mid); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -44,7 +44,7 @@ func BenchmarkFirstTokenToSubscriber(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sub, err := f.svc.Stream(context.Background(), u, res.AssistantMessage.ID, 0)
+		sub, err := f.svc.Streams().Subscribe(context.Background(), u, res.AssistantMessage.ID, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

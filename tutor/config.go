@@ -61,12 +61,6 @@ var (
 	errAnswerTooLong     = errors.New("answer reached the size cap")
 )
 
-// Final is how an answer ended (see stream.Final).
-type Final = stream.Final
-
-// Subscription reads one answer (see stream.Subscription).
-type Subscription = stream.Subscription
-
 // Config is what a Service is built from.
 type Config struct {
 	DB          *gorm.DB

@@ -20,7 +20,7 @@ func (s *Service) DeleteConversation(ctx context.Context, userID, conversationID
 		if m.Status != models.StatusStreaming {
 			continue
 		}
-		if err := s.Cancel(ctx, userID, m.ID); err != nil && !errors.Is(err, models.ErrNotFound) {
+		if err := s.streams.Cancel(ctx, userID, m.ID); err != nil && !errors.Is(err, models.ErrNotFound) {
 			return fmt.Errorf("delete conversation: stop answer: %w", err)
 		}
 	}

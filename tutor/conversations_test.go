@@ -36,8 +36,8 @@ func TestDeleteConversationStopsItsAnswers(t *testing.T) {
 	if status != models.StatusCancelled {
 		t.Fatalf("the deleted thread's answer is %s, want cancelled", status)
 	}
-	if f.svc.Hub().Active() != 0 {
-		t.Fatalf("%d generations still running after the delete", f.svc.Hub().Active())
+	if f.svc.Streams().Active() != 0 {
+		t.Fatalf("%d generations still running after the delete", f.svc.Streams().Active())
 	}
 	var deleted bool
 	f.scalar(&deleted, `SELECT deleted_at IS NOT NULL FROM conversations WHERE id = ?`, c)

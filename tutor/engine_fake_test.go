@@ -87,7 +87,7 @@ func TestEngineCancelClosesUpstream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sub, err := f.svc.Stream(context.Background(), u, res.AssistantMessage.ID, 0)
+			sub, err := f.svc.Streams().Subscribe(context.Background(), u, res.AssistantMessage.ID, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func TestEngineCancelClosesUpstream(t *testing.T) {
 			if err != nil || !strings.HasPrefix(text, "first") {
 				t.Fatalf("first chunk %q %v", text, err)
 			}
-			if err := f.svc.Cancel(context.Background(), u, res.AssistantMessage.ID); err != nil {
+			if err := f.svc.Streams().Cancel(context.Background(), u, res.AssistantMessage.ID); err != nil {
 				t.Fatal(err)
 			}
 			select {

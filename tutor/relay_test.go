@@ -31,7 +31,7 @@ func (f *fixture) peer(tweak ...func(*Config)) *Service {
 
 // readAll reads a subscription to its end, checking that every piece
 // starts where the previous one ended and never splits a rune.
-func readAll(t *testing.T, sub *Subscription, from int) (string, *Final) {
+func readAll(t *testing.T, sub *stream.Subscription, from int) (string, *stream.Final) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -94,10 +94,10 @@ func TestStreamFollowedFromAnotherProcess(t *testing.T) {
 	}
 	// An offset inside "físico" (a two-byte rune) rewinds to the rune.
 	cut := strings.Index(stored, "í") + 1
-	if _, err := other.Stream(context.Background(), f.user(models.PlanPro), mid, 0); err == nil {
+	if _, err := other.Streams().Subscribe(context.Background(), f.user(models.PlanPro), mid, 0); err == nil {
 		t.Fatal("someone else followed the answer")
 	}
-	sub, err := other.Stream(context.Background(), u, mid, cut)
+	sub, err := other.Streams().Subscribe(context.Background(), u, mid, cut)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestStreamFollowedFromAnotherProcess(t *testing.T) {
 		t.Fatal("the peer did not follow remotely")
 	}
 	// Wait on the peer (the JSON chat path) sees the stored answer too.
-	m, err := other.Wait(context.Background(), u, mid)
+	m, err := other.Streams().Wait(context.Background(), u, mid)
 	if err != nil || m.Content != final.Content {
 		t.Fatalf("wait on peer: %v %q", err, m.Content)
 	}
@@ -136,14 +136,14 @@ func TestCancelFromAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	mid := res.AssistantMessage.ID
-	sub, _ := f.svc.Stream(context.Background(), u, mid, 0)
+	sub, _ := f.svc.Streams().Subscribe(context.Background(), u, mid, 0)
 	if text, _, _, err := sub.Next(context.Background()); err != nil || text == "" {
 		t.Fatalf("first text: %q %v", text, err)
 	}
 	sub.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := other.Cancel(ctx, u, mid); err != nil {
+	if err := other.Streams().Cancel(ctx, u, mid); err != nil {
 		t.Fatal(err)
 	}
 	m, err := models.NewMessages(f.db.DB).Get(context.Background(), u, mid)
@@ -170,7 +170,7 @@ func TestDeadOwnerAnswerFailsOnceAndFollowersSeeIt(t *testing.T) {
 		VALUES (?, ?, 1, 'assistant', 'half an ans', 'streaming', ?, 'gone-1-abc', now() + interval '1 second') RETURNING id`, c, u, period)
 	f.exec(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 1)`, u, period)
 
-	sub, err := b.Stream(context.Background(), u, mid, 5)
+	sub, err := b.Streams().Subscribe(context.Background(), u, mid, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

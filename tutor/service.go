@@ -70,9 +70,6 @@ func (s *Service) Drain(ctx context.Context) { s.streams.Drain(ctx) }
 // Streams is the answers in flight, for the fronts that read them.
 func (s *Service) Streams() *stream.Broker { return s.streams }
 
-// Hub is the service's in-flight generations.
-func (s *Service) Hub() *stream.Hub { return s.streams.Hub() }
-
 func (s *Service) now() time.Time { return s.cfg.Now().UTC() }
 
 // AskInput is one question.
@@ -176,22 +173,4 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 		return nil, refused(RefusedBusy, ErrClosed)
 	}
 	return answer, nil
-}
-
-// Cancel stops the user's answer in generation and waits until it is
-// stored: the partial text is kept with status cancelled. A cancelled
-// answer that had text still counts against the quota (the student got
-// part of an answer); one stopped before any text is refunded.
-func (s *Service) Cancel(ctx context.Context, userID, msgID string) error {
-	return s.streams.Cancel(ctx, userID, msgID)
-}
-
-// Stream subscribes to the user's answer from a byte offset (see stream.Broker.Subscribe).
-func (s *Service) Stream(ctx context.Context, userID, msgID string, offset int) (*Subscription, error) {
-	return s.streams.Subscribe(ctx, userID, msgID, offset)
-}
-
-// Wait blocks until the user's answer is finished and returns it as stored.
-func (s *Service) Wait(ctx context.Context, userID, msgID string) (*models.Message, error) {
-	return s.streams.Wait(ctx, userID, msgID)
 }

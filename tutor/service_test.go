@@ -167,7 +167,7 @@ func (f *fixture) wait(userID, msgID string) *models.Message {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	m, err := f.svc.Wait(ctx, userID, msgID)
+	m, err := f.svc.Streams().Wait(ctx, userID, msgID)
 	if err != nil {
 		f.t.Fatalf("wait %s: %v", msgID, err)
 	}
@@ -265,8 +265,8 @@ func TestAskSomeoneElsesConversation(t *testing.T) {
 	f.scalar(&msgs, `SELECT count(*) FROM messages`)
 	f.scalar(&usage, `SELECT count(*) FROM plan_usage`)
 	f.scalar(&seq, `SELECT next_seq FROM conversations WHERE id = ?`, c)
-	if msgs != 0 || usage != 0 || seq != 0 || f.svc.Hub().Active() != 0 {
-		t.Fatalf("something was written: messages %d usage rows %d next_seq %d hub %d", msgs, usage, seq, f.svc.Hub().Active())
+	if msgs != 0 || usage != 0 || seq != 0 || f.svc.Streams().Active() != 0 {
+		t.Fatalf("something was written: messages %d usage rows %d next_seq %d hub %d", msgs, usage, seq, f.svc.Streams().Active())
 	}
 }
 
@@ -383,7 +383,7 @@ func TestFailedGenerationRefunds(t *testing.T) {
 			if f.used(u) != 0 || m.QuotaPeriod != nil {
 				t.Fatalf("not refunded: used %d", f.used(u))
 			}
-			if f.svc.Hub().Active() != 0 {
+			if f.svc.Streams().Active() != 0 {
 				t.Fatal("buffer not freed")
 			}
 		})
@@ -406,10 +406,10 @@ func TestCancelKeepsPartialAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-release
-	if err := f.svc.Cancel(context.Background(), f.user(models.PlanFree), res.AssistantMessage.ID); !errors.Is(err, models.ErrNotFound) {
+	if err := f.svc.Streams().Cancel(context.Background(), f.user(models.PlanFree), res.AssistantMessage.ID); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("someone else's cancel: %v", err)
 	}
-	if err := f.svc.Cancel(context.Background(), u, res.AssistantMessage.ID); err != nil {
+	if err := f.svc.Streams().Cancel(context.Background(), u, res.AssistantMessage.ID); err != nil {
 		t.Fatal(err)
 	}
 	m := f.wait(u, res.AssistantMessage.ID)
@@ -419,7 +419,7 @@ func TestCancelKeepsPartialAnswer(t *testing.T) {
 	if f.used(u) != 1 {
 		t.Fatalf("a cancelled answer with text counts: used %d", f.used(u))
 	}
-	if err := f.svc.Cancel(context.Background(), u, res.AssistantMessage.ID); err != nil {
+	if err := f.svc.Streams().Cancel(context.Background(), u, res.AssistantMessage.ID); err != nil {
 		t.Fatalf("cancelling a finished answer: %v", err)
 	}
 }
@@ -496,10 +496,10 @@ func TestStreamOwnershipAndReplay(t *testing.T) {
 	u, other := f.user(models.PlanPro), f.user(models.PlanPro)
 	c := f.conv(u, models.ModeTutor, "", "")
 	m := f.ask(u, c, "hi there, what is DNS?")
-	if _, err := f.svc.Stream(context.Background(), other, m.ID, 0); !errors.Is(err, models.ErrNotFound) {
+	if _, err := f.svc.Streams().Subscribe(context.Background(), other, m.ID, 0); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("someone else's stream: %v", err)
 	}
-	sub, err := f.svc.Stream(context.Background(), u, m.ID, 3)
+	sub, err := f.svc.Streams().Subscribe(context.Background(), u, m.ID, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"aula/i18n"
 	"aula/models"
 	"aula/tutor"
+	"aula/tutor/stream"
 )
 
 // apiMaxBody bounds a JSON API request: a 4,000-character question and ten
@@ -28,6 +29,7 @@ const apiMaxBody = "256K"
 // App holds the API's dependencies; cmd/aula builds it with New.
 type App struct {
 	Tutor         *tutor.Service
+	Streams       *stream.Broker
 	Tokens        *models.Tokens
 	Content       *models.Content
 	Conversations *models.Conversations
@@ -41,6 +43,7 @@ type App struct {
 func New(db *gorm.DB, svc *tutor.Service) *App {
 	a := &App{
 		Tutor:         svc,
+		Streams:       svc.Streams(),
 		Tokens:        models.NewTokens(db),
 		Content:       models.NewContent(db),
 		Conversations: models.NewConversations(db),

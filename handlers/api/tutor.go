@@ -13,6 +13,7 @@ import (
 	"aula/handlers"
 	"aula/models"
 	"aula/tutor"
+	"aula/tutor/stream"
 )
 
 // askBody is a question sent to /tutor/stream or /tutor/chat.
@@ -69,7 +70,7 @@ func (a *App) apiStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sub, err := a.Tutor.Stream(ctx, u.ID, res.AssistantMessage.ID, 0)
+	sub, err := a.Streams.Subscribe(ctx, u.ID, res.AssistantMessage.ID, 0)
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func (a *App) apiStream(c echo.Context) error {
 
 // finalEvent is the stream's last line: done, or error with the API's code
 // (and the tutor's own code as reason).
-func finalEvent(cid, mid string, f *tutor.Final) map[string]any {
+func finalEvent(cid, mid string, f *stream.Final) map[string]any {
 	m := f.Message
 	if m == nil {
 		m = &models.Message{ID: mid, Status: f.Status, Content: f.Content, ErrorCode: f.ErrorCode}
@@ -140,7 +141,7 @@ func (a *App) apiChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := a.Tutor.Wait(ctx, u.ID, res.AssistantMessage.ID)
+	m, err := a.Streams.Wait(ctx, u.ID, res.AssistantMessage.ID)
 	if err != nil {
 		return err
 	}

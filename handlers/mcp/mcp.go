@@ -18,6 +18,7 @@ import (
 	"aula/handlers"
 	"aula/models"
 	"aula/tutor"
+	"aula/tutor/stream"
 )
 
 // mcpScope is the one scope a personal token grants; naming it makes the
@@ -27,6 +28,7 @@ const mcpScope = "tutor"
 // App holds the MCP server's dependencies; cmd/aula builds it with New.
 type App struct {
 	Tutor   *tutor.Service
+	Streams *stream.Broker
 	Tokens  *models.Tokens
 	Content *models.Content
 	Outside *handlers.Outside
@@ -35,7 +37,7 @@ type App struct {
 // New builds the MCP server's stores on db around the tutor service.
 func New(db *gorm.DB, svc *tutor.Service) *App {
 	content, convs := models.NewContent(db), models.NewConversations(db)
-	return &App{Tutor: svc, Tokens: models.NewTokens(db), Content: content,
+	return &App{Tutor: svc, Streams: svc.Streams(), Tokens: models.NewTokens(db), Content: content,
 		Outside: &handlers.Outside{Tutor: svc, Content: content, Conversations: convs}}
 }
 
@@ -137,7 +139,7 @@ func (a *App) mcpAsk(ctx context.Context, req *mcp.CallToolRequest, in askArgs) 
 	if err != nil {
 		return nil, askOutput{}, err
 	}
-	m, err := a.Tutor.Wait(ctx, uid, res.AssistantMessage.ID)
+	m, err := a.Streams.Wait(ctx, uid, res.AssistantMessage.ID)
 	if err != nil {
 		return nil, askOutput{}, fmt.Errorf("wait for the answer: %w", err)
 	}

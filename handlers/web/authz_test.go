@@ -139,7 +139,7 @@ func TestAuthzOtherUsersIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Tutor.Wait(context.Background(), a.ID, lres.AssistantMessage.ID); err != nil {
+	if _, err := s.Tutor.Streams().Wait(context.Background(), a.ID, lres.AssistantMessage.ID); err != nil {
 		t.Fatal(err)
 	}
 	ids := map[string]string{"{cid}": cid, "{mid}": mid, "{smid}": smid, "{aid}": aid, "{lcid}": lconv.ID}

@@ -444,7 +444,7 @@ func TestChatBrowserReloadAndSwitchMidAnswer(t *testing.T) {
 	// Switch threads mid-answer; a token arrives meanwhile.
 	b.ClickAndWait("#c-" + other)
 	expectThread(t, s, b, other)
-	sub, err := s.Tutor.Stream(context.Background(), u.ID, mid, len("Alpha beta gamma delta "))
+	sub, err := s.Tutor.Streams().Subscribe(context.Background(), u.ID, mid, len("Alpha beta gamma delta "))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +458,7 @@ func TestChatBrowserReloadAndSwitchMidAnswer(t *testing.T) {
 	}
 	expectThread(t, s, b, other)
 	st.step <- struct{}{}
-	final, err := s.Tutor.Wait(context.Background(), u.ID, mid)
+	final, err := s.Tutor.Streams().Wait(context.Background(), u.ID, mid)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -241,7 +241,7 @@ func TestChatUnfinishedAnswerRefreshes(t *testing.T) {
 		t.Errorf("the unfinished answer is not shown as streaming")
 	}
 	close(release)
-	if _, err := s.Tutor.Wait(context.Background(), u.ID, mid); err != nil {
+	if _, err := s.Tutor.Streams().Wait(context.Background(), u.ID, mid); err != nil {
 		t.Fatal(err)
 	}
 	page = c.Get("/chat/" + cid)

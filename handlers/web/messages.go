@@ -169,7 +169,7 @@ func hasFile(c echo.Context) bool {
 func (a *App) waitAndRedirect(c echo.Context, mid, to string) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), noJSWait)
 	defer cancel()
-	_, _ = a.Tutor.Wait(ctx, chrome(c).User.ID, mid)
+	_, _ = a.Streams.Wait(ctx, chrome(c).User.ID, mid)
 	return c.Redirect(http.StatusSeeOther, to)
 }
 
@@ -242,7 +242,7 @@ func (a *App) cancel(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.Tutor.Cancel(ctx, u.ID, m.ID); err != nil {
+	if err := a.Streams.Cancel(ctx, u.ID, m.ID); err != nil {
 		return err
 	}
 	if isFragment(c) {

@@ -14,7 +14,7 @@ import (
 
 	"aula/markdown"
 	"aula/models"
-	"aula/tutor"
+	"aula/tutor/stream"
 	"aula/views"
 )
 
@@ -29,7 +29,7 @@ func (a *App) stream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sub, err := a.Tutor.Stream(ctx, u.ID, c.Param("mid"), offset)
+	sub, err := a.Streams.Subscribe(ctx, u.ID, c.Param("mid"), offset)
 	if err != nil {
 		return err
 	}
@@ -47,55 +47,40 @@ func (a *App) stream(c echo.Context) error {
 	fmt.Fprint(w, "retry: 1000\n\n")
 	w.Flush()
 
-	type next struct {
-		text  string
-		at    int
-		final *tutor.Final
-		err   error
-	}
-	items := make(chan next)
-	go func() {
-		for {
-			text, at, final, err := sub.Next(ctx)
-			select {
-			case items <- next{text, at, final, err}:
-			case <-ctx.Done():
-				return
-			}
-			if final != nil || err != nil {
-				return
-			}
-		}
-	}()
+	// One loop reads the subscription and the slow timer: Ready wakes it
+	// when there is text or an end, so no goroutine runs per connection.
 	slow := time.NewTimer(a.SlowAfter)
 	defer slow.Stop()
 	slowShown := false
 	for {
+		text, at, final, ok, err := sub.Poll()
+		switch {
+		case err != nil:
+			return nil
+		case final != nil:
+			return a.writeFinal(c, w, final, inPanel)
+		case ok:
+			writeEvent(w, "chunk", strconv.Itoa(at+len(text)), html.EscapeString(text))
+			if slowShown {
+				writeEvent(w, "slow", "", "")
+				slowShown = false
+			}
+			slow.Reset(a.SlowAfter)
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-slow.C:
 			writeEvent(w, "slow", "", t(c, "chat.slow"))
 			slowShown = true
-		case it := <-items:
-			if it.err != nil {
-				return nil
-			}
-			if it.final != nil {
-				return a.writeFinal(c, w, it.final, inPanel)
-			}
-			writeEvent(w, "chunk", strconv.Itoa(it.at+len(it.text)), html.EscapeString(it.text))
-			if slowShown {
-				writeEvent(w, "slow", "", "")
-				slowShown = false
-			}
-			slow.Reset(a.SlowAfter)
+		case <-sub.Ready():
 		}
 	}
 }
 
 // writeFinal sends the finished bubble as `done`, or as `error` when the answer failed.
-func (a *App) writeFinal(c echo.Context, w *echo.Response, f *tutor.Final, inPanel bool) error {
+func (a *App) writeFinal(c echo.Context, w *echo.Response, f *stream.Final, inPanel bool) error {
 	ctx := c.Request().Context()
 	m := f.Message
 	if m == nil {

@@ -196,7 +196,7 @@ func TestStreamDisconnectDoesNotStopTheAnswer(t *testing.T) {
 	conn.Close()
 	st.step <- struct{}{}
 	st.step <- struct{}{}
-	m, err := s.Tutor.Wait(context.Background(), u.ID, mid)
+	m, err := s.Tutor.Streams().Wait(context.Background(), u.ID, mid)
 	if err != nil {
 		t.Fatal(err)
 	}

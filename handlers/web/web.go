@@ -16,6 +16,7 @@ import (
 	"aula/models"
 	"aula/static"
 	"aula/tutor"
+	"aula/tutor/stream"
 )
 
 // App holds every dependency of the site; cmd/aula builds it with New.
@@ -30,6 +31,7 @@ type App struct {
 	Quotas        *models.Quotas
 	Attachments   *models.Attachments
 	Tutor         *tutor.Service
+	Streams       *stream.Broker
 	Log           *slog.Logger
 	AssetVersion  string
 	// SlowAfter is how long a stream waits for a token before the `slow` notice.
@@ -66,6 +68,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Audit:         models.NewAudit(db),
 		Suggestions:   models.NewSuggestions(db),
 		Tutor:         svc,
+		Streams:       svc.Streams(),
 		Log:           log,
 		AssetVersion:  static.Version(static.FS),
 		SlowAfter:     8 * time.Second,

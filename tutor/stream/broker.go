@@ -325,9 +325,6 @@ func (b *Broker) Lease() models.Lease {
 // Active is the number of generations in flight here.
 func (b *Broker) Active() int { return b.hub.Active() }
 
-// Hub is the in-memory registry, for tests and metrics.
-func (b *Broker) Hub() *Hub { return b.hub }
-
 // Stats counts the cross-process work of a broker since it started.
 type Stats struct {
 	Flushes       int64 // batched writes of answer text (each one notification)
