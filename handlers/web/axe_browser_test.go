@@ -160,7 +160,7 @@ func seedAxeConversations(t *testing.T, s *apptest.Server, u *models.User) strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Tutor.Wait(ctx, u.ID, res.AssistantMessage.ID); err != nil {
+		if _, err := s.Tutor.Streams().Wait(ctx, u.ID, res.AssistantMessage.ID); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -62,7 +62,7 @@ func TestLayoutCodeContrast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Tutor.Wait(ctx, u.ID, res.AssistantMessage.ID); err != nil {
+	if _, err := s.Tutor.Streams().Wait(ctx, u.ID, res.AssistantMessage.ID); err != nil {
 		t.Fatal(err)
 	}
 	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")

@@ -66,7 +66,7 @@ func seedThread(t *testing.T, s *apptest.Server, u *models.User, n int) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Tutor.Wait(ctx, u.ID, res.AssistantMessage.ID); err != nil {
+		if _, err := s.Tutor.Streams().Wait(ctx, u.ID, res.AssistantMessage.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
