@@ -20,7 +20,7 @@ import (
 
 // IsSuperAdmin reports whether the signed-in user is a SUPER_ADMIN.
 func IsSuperAdmin(ctx context.Context) bool {
-	u := ChromeFrom(ctx).User
+	u := FrameFrom(ctx).User
 	return u != nil && u.Plan == models.PlanSuperAdmin
 }
 

@@ -173,7 +173,7 @@ func ErrorBox(status int, message string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if id := ChromeFrom(ctx).RequestID; id != "" {
+		if id := FrameFrom(ctx).RequestID; id != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<p class=\"muted small\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

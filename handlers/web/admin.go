@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"errors"
 	"net/http"
 	"net/url"
@@ -47,7 +49,7 @@ func (a *App) adminRoutes(g *echo.Group) {
 // requireAdmin answers 404 to anyone not on CONTENT_ADMIN or SUPER_ADMIN.
 func (a *App) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if u := chrome(c).User; u == nil || !models.IsAdminPlan(u.Plan) {
+		if u := handlers.UserFrom(c); u == nil || !models.IsAdminPlan(u.Plan) {
 			return echo.ErrNotFound
 		}
 		return next(c)
@@ -57,7 +59,7 @@ func (a *App) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 // requireSuperAdmin answers 404 to anyone not on SUPER_ADMIN.
 func (a *App) requireSuperAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if u := chrome(c).User; u == nil || u.Plan != models.PlanSuperAdmin {
+		if u := handlers.UserFrom(c); u == nil || u.Plan != models.PlanSuperAdmin {
 			return echo.ErrNotFound
 		}
 		return next(c)
@@ -115,7 +117,7 @@ func (a *App) renderUsers(c echo.Context, status int, v views.AdminUsersView) er
 // adminSetPlan changes a user's plan, recorded in the audit log.
 func (a *App) adminSetPlan(c echo.Context) error {
 	plan, q := c.FormValue("plan"), c.FormValue("q")
-	ch, err := a.Audit.ChangePlan(c.Request().Context(), chrome(c).User.ID, c.Param("id"), plan, a.Tutor.Now())
+	ch, err := a.Audit.ChangePlan(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("id"), plan, a.Tutor.Now())
 	switch {
 	case errors.Is(err, models.ErrUnknownPlan):
 		return a.renderUsers(c, http.StatusUnprocessableEntity,
@@ -215,7 +217,7 @@ func (a *App) adminSaveRoute(c echo.Context) error {
 		return err
 	}
 	r := routes[slices.Index(models.UseCases, use)]
-	uid := chrome(c).User.ID
+	uid := handlers.UserFrom(c).ID
 	r.Provider, r.Model, r.UpdatedBy = c.FormValue("provider"), c.FormValue("model"), &uid
 	err = a.Tutor.SaveRoute(c.Request().Context(), r)
 	var msg string

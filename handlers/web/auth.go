@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"errors"
 	"net/http"
 
@@ -23,7 +25,7 @@ var signupErrors = []struct {
 }
 
 func (a *App) signupForm(c echo.Context) error {
-	if chrome(c).User != nil {
+	if handlers.UserFrom(c) != nil {
 		return c.Redirect(http.StatusSeeOther, "/learn")
 	}
 	return a.render(c, http.StatusOK, views.Signup(views.AuthForm{}), nil)
@@ -53,7 +55,7 @@ func (a *App) signup(c echo.Context) error {
 
 func (a *App) loginForm(c echo.Context) error {
 	next := safeNext(c.QueryParam("next"), "")
-	if chrome(c).User != nil {
+	if handlers.UserFrom(c) != nil {
 		return c.Redirect(http.StatusSeeOther, safeNext(next, "/learn"))
 	}
 	return a.render(c, http.StatusOK, views.Login(views.AuthForm{Next: next}), nil)

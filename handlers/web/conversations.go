@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -21,7 +23,7 @@ const threadPage = 30
 // chatIndex opens the thread that was active, else the most recent, else the empty state.
 func (a *App) chatIndex(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	if c.QueryParam("after") == "" {
 		if id := u.ActiveConversationID; id != nil {
 			if _, err := a.Conversations.Get(ctx, u.ID, *id); err == nil {
@@ -42,7 +44,7 @@ func (a *App) chatIndex(c echo.Context) error {
 // chatThread shows one thread of the user beside the list, and makes it the active one.
 func (a *App) chatThread(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	conv, err := a.Conversations.Get(ctx, u.ID, c.Param("cid"))
 	if err != nil {
 		return err
@@ -56,7 +58,7 @@ func (a *App) chatThread(c echo.Context) error {
 // renderChat builds the assistant screen; form carries what to show again after an error.
 func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.AskForm, status int) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	activeID := ""
 	if conv != nil {
 		activeID = conv.ID
@@ -111,7 +113,7 @@ func (a *App) threadList(c echo.Context, activeID string) (items []views.ThreadV
 	if err != nil {
 		return nil, "", "", err
 	}
-	threads, next, err := a.Conversations.List(c.Request().Context(), chrome(c).User.ID,
+	threads, next, err := a.Conversations.List(c.Request().Context(), handlers.UserFrom(c).ID,
 		models.ListOptions{Limit: threadPage, After: after})
 	if err != nil {
 		return nil, "", "", err
@@ -135,7 +137,7 @@ func (a *App) threadList(c echo.Context, activeID string) (items []views.ThreadV
 // lesson panel's first question. With `next`, it returns to that page.
 func (a *App) createConversation(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	mode, lessonID := c.FormValue("mode"), strings.TrimSpace(c.FormValue("lesson_id"))
 	if mode == "" {
 		mode = models.ModeTutor
@@ -162,7 +164,7 @@ func (a *App) createConversation(c echo.Context) error {
 
 // deleteConfirm asks before deleting (the no-JavaScript path to a delete).
 func (a *App) deleteConfirm(c echo.Context) error {
-	conv, err := a.Conversations.Get(c.Request().Context(), chrome(c).User.ID, c.Param("cid"))
+	conv, err := a.Conversations.Get(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("cid"))
 	if err != nil {
 		return err
 	}
@@ -171,7 +173,7 @@ func (a *App) deleteConfirm(c echo.Context) error {
 
 // deleteConversation removes the user's thread (stopping its answers in flight) and opens the next most recent one.
 func (a *App) deleteConversation(c echo.Context) error {
-	if err := a.Tutor.DeleteConversation(c.Request().Context(), chrome(c).User.ID, c.Param("cid")); err != nil {
+	if err := a.Tutor.DeleteConversation(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("cid")); err != nil {
 		return err
 	}
 	return redirect(c, "/chat")
@@ -179,7 +181,7 @@ func (a *App) deleteConversation(c echo.Context) error {
 
 // setStyle switches a thread between explain and guide.
 func (a *App) setStyle(c echo.Context) error {
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	cid := c.Param("cid")
 	err := a.Conversations.SetStyle(c.Request().Context(), u.ID, cid, c.FormValue("style"))
 	if errors.Is(err, models.ErrInvalidStyle) {

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"errors"
 	"net/http"
 	"net/url"
@@ -24,7 +26,7 @@ func (a *App) studentRoutes(g *echo.Group) {
 // dashboard shows the student's tutor activity and the first page of their history.
 func (a *App) dashboard(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	now := a.Tutor.Now()
 	stats, err := a.Stats.Student(ctx, u.ID, now)
 	if err != nil {
@@ -50,7 +52,7 @@ func (a *App) dashboardHistory(c echo.Context) error {
 		msg := t(c, "dash.bad_cursor")
 		return a.render(c, http.StatusBadRequest, views.ErrorPage(http.StatusBadRequest, msg), views.ErrorBox(http.StatusBadRequest, msg))
 	}
-	items, next, err := a.Stats.History(c.Request().Context(), chrome(c).User.ID, after, historyPage)
+	items, next, err := a.Stats.History(c.Request().Context(), handlers.UserFrom(c).ID, after, historyPage)
 	if err != nil {
 		return err
 	}
@@ -68,7 +70,7 @@ func historyURL(cursor *models.ConversationCursor) string {
 
 // upgrade lists the plans; changing one is an admin's job.
 func (a *App) upgrade(c echo.Context) error {
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	usage, err := a.Quotas.Usage(c.Request().Context(), u.ID, a.Tutor.Now())
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"github.com/labstack/echo/v4"
 
 	"aula/i18n"
@@ -15,7 +17,7 @@ func (a *App) setLocale(c echo.Context) error {
 	if err := sess.Save(c.Request(), c.Response()); err != nil {
 		return err
 	}
-	if u := chrome(c).User; u != nil {
+	if u := handlers.UserFrom(c); u != nil {
 		if err := a.Users.SetLocale(c.Request().Context(), u.ID, lang); err != nil {
 			return err
 		}

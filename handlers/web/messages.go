@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"context"
 	"errors"
 	"io"
@@ -25,7 +27,7 @@ const noJSWait = 90 * time.Second
 
 // ask records a question in the user's thread and starts its answer, which the page then streams.
 func (a *App) ask(c echo.Context) error {
-	conv, err := a.Conversations.Get(c.Request().Context(), chrome(c).User.ID, c.Param("cid"))
+	conv, err := a.Conversations.Get(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("cid"))
 	if err != nil {
 		return err
 	}
@@ -37,7 +39,7 @@ func (a *App) ask(c echo.Context) error {
 // answer and is redirected to it. next is the lesson page the panel is on.
 func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	content := c.FormValue("content")
 	file, key := a.readAttachment(c)
 	if key != "" {
@@ -169,7 +171,7 @@ func hasFile(c echo.Context) bool {
 func (a *App) waitAndRedirect(c echo.Context, mid, to string) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), noJSWait)
 	defer cancel()
-	_, _ = a.Streams.Wait(ctx, chrome(c).User.ID, mid)
+	_, _ = a.Streams.Wait(ctx, handlers.UserFrom(c).ID, mid)
 	return c.Redirect(http.StatusSeeOther, to)
 }
 
@@ -195,7 +197,7 @@ func backTo(c echo.Context, cid, mid string) string {
 // rate records 👍/👎 with a reason and comment; only the owner can rate.
 func (a *App) rate(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	mid := c.Param("mid")
 	rating := c.FormValue("rating")
 	if rating != models.RatingUp && rating != models.RatingDown {
@@ -237,7 +239,7 @@ func (a *App) rate(c echo.Context) error {
 // cancel stops an answer being written; the partial text is kept.
 func (a *App) cancel(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	m, err := a.Messages.Get(ctx, u.ID, c.Param("mid"))
 	if err != nil {
 		return err
@@ -255,7 +257,7 @@ func (a *App) cancel(c echo.Context) error {
 // retry regenerates a failed or stopped answer in place.
 func (a *App) retry(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	m, err := a.Tutor.Retry(ctx, u.ID, c.Param("mid"))
 	var qe *models.QuotaError
 	switch {
@@ -284,7 +286,7 @@ func refererPath(c echo.Context) string {
 
 // downloadAttachment sends a question's file to its owner only.
 func (a *App) downloadAttachment(c echo.Context) error {
-	f, err := a.Attachments.Get(c.Request().Context(), chrome(c).User.ID, c.Param("id"))
+	f, err := a.Attachments.Get(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("id"))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"net/http"
 	"strings"
 
@@ -15,7 +17,7 @@ import (
 // one that is created with its first question.
 func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.Conversation, form views.AskForm) (*views.PanelView, error) {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	lessonURL := "/learn/" + page.Path.Slug + "/" + page.Lesson.ID
 	p := &views.PanelView{
 		Open:        c.QueryParam("tutor") == "open" || form.Error != "",
@@ -78,7 +80,7 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 
 // lessonSessions lists the student's sessions on a lesson, newest first.
 func (a *App) lessonSessions(c echo.Context, lessonID string, current *models.Conversation) ([]views.ThreadView, error) {
-	list, _, err := a.Conversations.List(c.Request().Context(), chrome(c).User.ID,
+	list, _, err := a.Conversations.List(c.Request().Context(), handlers.UserFrom(c).ID,
 		models.ListOptions{Limit: 50, LessonID: lessonID, Mode: models.ModeLesson})
 	if err != nil {
 		return nil, err

@@ -50,8 +50,8 @@ func t(c echo.Context, key string, args ...any) string {
 	return i18n.T(c.Request().Context(), key, args...)
 }
 
-// chrome is the page frame data of the request.
-func chrome(c echo.Context) *views.Chrome { return views.ChromeFrom(c.Request().Context()) }
+// frame is the page frame data of the request.
+func frame(c echo.Context) *views.Frame { return views.FrameFrom(c.Request().Context()) }
 
 // ErrorPage renders an error as a page (or an HTMX fragment) in the user's
 // language; the central error handler calls it for every non-API request.

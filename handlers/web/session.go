@@ -53,13 +53,13 @@ func (a *App) prepare(c echo.Context) error {
 		return fmt.Errorf("load session: %w", err)
 	}
 	c.Set(ctxSession, sess)
-	ch := &views.Chrome{Path: r.URL.RequestURI(), AssetVersion: a.AssetVersion,
+	f := &views.Frame{Path: r.URL.RequestURI(), AssetVersion: a.AssetVersion,
 		RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
 	if uid, ok := sess.Values[models.SessionUserKey].(string); ok && uid != "" {
 		u, err := a.Users.Get(r.Context(), uid)
 		switch {
 		case err == nil:
-			ch.User = u
+			f.User = u
 			handlers.SetUser(c, u)
 		case models.IsUnavailable(err):
 			return fmt.Errorf("load user: %w", err)
@@ -73,15 +73,15 @@ func (a *App) prepare(c echo.Context) error {
 			return err
 		}
 	}
-	ch.CSRF = tok
+	f.CSRF = tok
 	lang := i18n.Negotiate(r.Header.Get("Accept-Language"))
 	if l, ok := sess.Values[localeKey].(string); ok && l != "" {
 		lang = l
 	}
-	if ch.User != nil && ch.User.Locale != "" {
-		lang = ch.User.Locale
+	if f.User != nil && f.User.Locale != "" {
+		lang = f.User.Locale
 	}
-	ctx := i18n.WithLang(views.WithChrome(r.Context(), ch), lang)
+	ctx := i18n.WithLang(views.WithFrame(r.Context(), f), lang)
 	c.SetRequest(r.WithContext(ctx))
 	c.Response().Header().Set("Content-Language", lang)
 	return nil
@@ -101,7 +101,7 @@ func (a *App) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 			return next(c)
 		}
-		want := chrome(c).CSRF
+		want := frame(c).CSRF
 		got := c.Request().Header.Get("X-CSRF-Token")
 		if got == "" {
 			got = c.FormValue("_csrf")
@@ -116,7 +116,7 @@ func (a *App) checkCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 // requireUser sends signed-out visitors to the sign-in page, coming back after.
 func (a *App) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if chrome(c).User == nil {
+		if handlers.UserFrom(c) == nil {
 			if c.Path() == "/*" { // the group's catch-all: an unknown route is a 404, not a sign-in
 				return echo.ErrNotFound
 			}

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"crypto/sha256"
 	"errors"
 	"net/http"
@@ -39,7 +41,7 @@ func newTokenFlash(sessionKey []byte) *securecookie.SecureCookie {
 
 // settingsPage lists the user's tokens and shows a new one once.
 func (a *App) settingsPage(c echo.Context) error {
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	tokens, err := a.Tokens.List(c.Request().Context(), u.ID)
 	if err != nil {
 		return err
@@ -53,7 +55,7 @@ func (a *App) settingsPage(c echo.Context) error {
 
 // createToken makes a named token and sends the browser to see it once.
 func (a *App) createToken(c echo.Context) error {
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	ctx := c.Request().Context()
 	name := c.FormValue("name")
 	tok, raw, err := a.Tokens.Create(ctx, u.ID, name)
@@ -78,7 +80,7 @@ func (a *App) createToken(c echo.Context) error {
 
 // revokeToken ends one of the user's tokens; someone else's id is a 404.
 func (a *App) revokeToken(c echo.Context) error {
-	if err := a.Tokens.Revoke(c.Request().Context(), chrome(c).User.ID, c.Param("id")); err != nil {
+	if err := a.Tokens.Revoke(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("id")); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/settings?revoked=1")

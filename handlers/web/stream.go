@@ -1,6 +1,8 @@
 package web
 
 import (
+	"aula/handlers"
+
 	"bytes"
 	"fmt"
 	"html"
@@ -24,7 +26,7 @@ import (
 // Retry). Last-Event-ID, or ?offset=, resumes without loss or doubling.
 func (a *App) stream(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := chrome(c).User
+	u := handlers.UserFrom(c)
 	offset, err := streamOffset(c)
 	if err != nil {
 		return err
@@ -86,7 +88,7 @@ func (a *App) writeFinal(c echo.Context, w *echo.Response, f *stream.Final, inPa
 	if m == nil {
 		m = &models.Message{Status: f.Status, Content: f.Content, ErrorCode: f.ErrorCode}
 	}
-	conv, _ := a.Conversations.Get(ctx, chrome(c).User.ID, m.ConversationID)
+	conv, _ := a.Conversations.Get(ctx, handlers.UserFrom(c).ID, m.ConversationID)
 	mv := []views.MessageView{{ID: m.ID, Role: models.RoleAssistant, Status: m.Status, Content: m.Content, ErrorCode: m.ErrorCode}}
 	if conv != nil {
 		var err error

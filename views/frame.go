@@ -9,8 +9,10 @@ import (
 	"aula/models"
 )
 
-// Chrome is the request-scoped data every page's frame needs.
-type Chrome struct {
+// Frame is the request-scoped data the frame around every page needs
+// (navigation, CSRF field, asset URLs); the web handlers put it in the
+// request's context once, when they load the session.
+type Frame struct {
 	User         *models.User // nil when signed out
 	CSRF         string       // token for the hidden _csrf field
 	Path         string       // the request's path and query, for `next`
@@ -18,28 +20,28 @@ type Chrome struct {
 	RequestID    string
 }
 
-type chromeKey struct{}
+type frameKey struct{}
 
-// WithChrome returns a context carrying the page frame's data.
-func WithChrome(ctx context.Context, c *Chrome) context.Context {
-	return context.WithValue(ctx, chromeKey{}, c)
+// WithFrame returns a context carrying the page frame's data.
+func WithFrame(ctx context.Context, c *Frame) context.Context {
+	return context.WithValue(ctx, frameKey{}, c)
 }
 
-// ChromeFrom returns the page frame's data carried by ctx.
-func ChromeFrom(ctx context.Context) *Chrome {
-	if c, ok := ctx.Value(chromeKey{}).(*Chrome); ok {
+// FrameFrom returns the page frame's data carried by ctx.
+func FrameFrom(ctx context.Context) *Frame {
+	if c, ok := ctx.Value(frameKey{}).(*Frame); ok {
 		return c
 	}
-	return &Chrome{}
+	return &Frame{}
 }
 
 // Asset is the URL of a static file, versioned so it can be cached for a year.
 func Asset(ctx context.Context, name string) string {
-	return "/static/" + name + "?v=" + ChromeFrom(ctx).AssetVersion
+	return "/static/" + name + "?v=" + FrameFrom(ctx).AssetVersion
 }
 
 // IsAdmin reports whether the signed-in user may open the admin pages.
 func IsAdmin(ctx context.Context) bool {
-	u := ChromeFrom(ctx).User
+	u := FrameFrom(ctx).User
 	return u != nil && models.IsAdminPlan(u.Plan)
 }
