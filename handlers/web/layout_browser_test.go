@@ -109,6 +109,14 @@ func TestLayoutPanelStaysBesideLesson(t *testing.T) {
 	}
 	mid := sendQ(b, "What is a VLAN?", true)
 	waitStatus(b, mid, "complete")
+	// The live region reads the rendered answer, not its Markdown.
+	said := eval[string](b, `document.getElementById('announce').textContent`)
+	if !strings.Contains(said, "About What is a VLAN?:") || strings.ContainsAny(said, "*`") {
+		b.Errorf("the live region announces %q, want the answer's text without Markdown", said)
+	}
+	if cur := eval[[]string](b, `[...document.querySelectorAll('nav [aria-current="page"]')].map(a => a.getAttribute('href'))`); len(cur) != 1 || cur[0] != "/learn" {
+		b.Errorf("navigation marks %v as the current page, want /learn", cur)
+	}
 	msgs := box(b, "#tutor-panel #messages")
 	figure(t, "panel.messages_height_px", msgs.Height)
 	if msgs.Height < 520 {
@@ -199,4 +207,36 @@ func TestLayoutPhoneWidth(t *testing.T) {
 		}
 	}
 	figure(t, "phone.widest_page_px", fmt.Sprintf("%.0f (%s)", worst, worstPage))
+}
+
+// On a phone the tutor is a full-screen sheet with its input at the bottom;
+// closing it returns to the same place in the lesson.
+func TestLayoutPhonePanelSheet(t *testing.T) {
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: longAnswer}))
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
+	b.Viewport(browser.Phone, true)
+	b.Navigate(s.URL + "/learn/networking/vlan-basics")
+	b.Shot(shotsDir(), "lesson-390-"+scheme(b))
+	y := eval[float64](b, `window.scrollTo({top: 1200, behavior: 'instant'}), scrollY`)
+	openPanel(b)
+	mid := sendQ(b, "What is a VLAN?", false)
+	waitStatus(b, mid, "complete")
+	panel, q := box(b, "#tutor-panel"), box(b, "#tutor-panel #q")
+	figure(t, "phone.panel_box_px", fmt.Sprintf("%.0f,%.0f → %.0f,%.0f", panel.Left, panel.Top, panel.Right, panel.Bottom))
+	figure(t, "phone.panel_input_bottom_px", fmt.Sprintf("%.0f of %d", q.Bottom, browser.Phone[1]))
+	if panel.Top != 0 || panel.Left != 0 || panel.Right != float64(browser.Phone[0]) || panel.Bottom != float64(browser.Phone[1]) {
+		b.Errorf("the phone's panel covers %.0f,%.0f → %.0f,%.0f, want the whole 390×844 screen", panel.Left, panel.Top, panel.Right, panel.Bottom)
+	}
+	if q.Bottom > float64(browser.Phone[1]) || q.Bottom < float64(browser.Phone[1])-120 {
+		b.Errorf("the phone's panel input ends at %.0f, want it at the bottom of the %d px screen", q.Bottom, browser.Phone[1])
+	}
+	b.Shot(shotsDir(), "lesson-panel-390-"+scheme(b))
+	b.Click("summary.tutor-fab")
+	waitFor(b, "the panel closed", `!document.getElementById('tutor').open`)
+	after := eval[float64](b, `scrollY`)
+	figure(t, "phone.scroll_before_after_px", fmt.Sprintf("%.0f → %.0f", y, after))
+	if after != y {
+		b.Errorf("closing the panel moved the lesson from %.0f to %.0f", y, after)
+	}
 }
