@@ -49,6 +49,7 @@ const (
 	CodeTimeout        = "TIMEOUT"
 	CodeInterrupted    = "INTERRUPTED"
 	CodeEmptyAnswer    = "EMPTY_ANSWER"
+	CodeNotRetryable   = "NOT_RETRYABLE"
 )
 
 // The refusals every token-authenticated door shares.

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
-	"time"
-	"unicode/utf8"
 
 	"aula/models"
 	"aula/tutor"
@@ -35,12 +32,9 @@ type OutsideQuestion struct {
 // same tutor.Ask as the browser, so the quota, history and ownership rules
 // are the same. Refusals are *APIError.
 func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*tutor.AskResult, error) {
-	msg := strings.TrimSpace(q.Message)
-	if msg == "" {
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeEmptyMessage, "message must not be empty")
-	}
-	if n := utf8.RuneCountInString(msg); n > tutor.MaxQuestionChars {
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeTooLong, "message has %d characters; the limit is %d", n, tutor.MaxQuestionChars)
+	// Refused before a new conversation is written for it.
+	if _, err := tutor.CheckQuestion(q.Message, false); err != nil {
+		return nil, APIRefusal(err)
 	}
 	cid := q.ConversationID
 	in := tutor.AskInput{UserID: userID, Content: q.Message, Lang: q.Lang}
@@ -53,20 +47,13 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 	}
 	in.ConversationID = cid
 	res, err := a.Tutor.Ask(ctx, in)
-	var qe *models.QuotaError
 	switch {
-	case errors.As(err, &qe):
-		return nil, APIErr(http.StatusTooManyRequests, CodeQuota, "the %s plan's %d questions this month are used; they reset on %s",
-			qe.Plan, qe.Limit, qe.ResetAt.Format(time.DateOnly))
 	case errors.Is(err, models.ErrNotFound):
 		return nil, ErrAPINotFound
-	case errors.Is(err, tutor.ErrEmptyQuestion):
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeEmptyMessage, "message must not be empty")
-	case errors.Is(err, tutor.ErrQuestionTooLong):
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeTooLong, "message is longer than %d characters", tutor.MaxQuestionChars)
-	case errors.Is(err, tutor.ErrClosed):
-		return nil, APIErr(http.StatusServiceUnavailable, CodeUnavailable, "aula is restarting; ask again in a moment")
 	case err != nil:
+		if _, _, ok := Refused(err); ok {
+			return nil, APIRefusal(err)
+		}
 		return nil, fmt.Errorf("ask from outside: %w", err)
 	}
 	return res, nil

@@ -15,12 +15,11 @@ type Reason string
 
 // The reasons a question is refused.
 const (
-	RefusedEmpty         Reason = "empty"          // no text and no attachment
-	RefusedTooLong       Reason = "too_long"       // Chars over Max characters
-	RefusedQuota         Reason = "quota"          // the plan's month is used up (Quota)
-	RefusedNotRetryable  Reason = "not_retryable"  // a retry of an answer still being written
-	RefusedBusy          Reason = "busy"           // the server is shutting down
-	RefusedUnknownLesson Reason = "unknown_lesson" // a lesson id that names no lesson
+	RefusedEmpty        Reason = "empty"         // no text and no attachment
+	RefusedTooLong      Reason = "too_long"      // Chars over Max characters
+	RefusedQuota        Reason = "quota"         // the plan's month is used up (Quota)
+	RefusedNotRetryable Reason = "not_retryable" // a retry of an answer still being written
+	RefusedBusy         Reason = "busy"          // the server is shutting down
 )
 
 // Refusal is a question the engine will not take, with what the student

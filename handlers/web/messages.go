@@ -11,11 +11,12 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"aula/attachment"
+	"aula/handlers"
+	"aula/i18n"
 	"aula/models"
 	"aula/tutor"
 	"aula/views"
@@ -50,17 +51,13 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) erro
 		return a.askRefused(c, conv, next, content, t(c, key), status)
 	}
 	res, err := a.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: content, Attachment: file})
-	var qe *models.QuotaError
-	switch {
-	case errors.Is(err, tutor.ErrEmptyQuestion):
-		return a.askRefused(c, conv, next, content, t(c, "ask.err.empty"), http.StatusUnprocessableEntity)
-	case errors.Is(err, tutor.ErrQuestionTooLong):
-		return a.askRefused(c, conv, next, content, t(c, "ask.err.too_long", utf8.RuneCountInString(strings.TrimSpace(content))), http.StatusUnprocessableEntity)
-	case errors.As(err, &qe):
-		return a.quotaRefused(c, conv, next, content, qe)
-	case errors.Is(err, tutor.ErrClosed):
-		return a.askRefused(c, conv, next, content, t(c, "ask.err.busy"), http.StatusServiceUnavailable)
-	case err != nil:
+	if r, ans, ok := handlers.Refused(err); ok {
+		if r.Reason == tutor.RefusedQuota {
+			return a.quotaRefused(c, conv, next, content, r, ans.Status)
+		}
+		return a.askRefused(c, conv, next, content, refusalMessage(c, r), ans.Status)
+	}
+	if err != nil {
 		return err
 	}
 	inPanel := next != ""
@@ -119,14 +116,20 @@ func (a *App) askRefused(c echo.Context, conv *models.Conversation, next, conten
 }
 
 // quotaRefused answers a question past the month's limit with the call to action.
-func (a *App) quotaRefused(c echo.Context, conv *models.Conversation, next, content string, qe *models.QuotaError) error {
+func (a *App) quotaRefused(c echo.Context, conv *models.Conversation, next, content string, r *tutor.Refusal, status int) error {
 	if isFragment(c) {
+		qe := r.Quota
 		c.Response().Header().Set("HX-Retarget", "#ask-form")
 		c.Response().Header().Set("HX-Reswap", "outerHTML")
-		return a.render(c, http.StatusTooManyRequests, views.LimitCTA(models.QuotaUsage{Plan: qe.Plan, Used: qe.Used, Limit: qe.Limit, ResetAt: qe.ResetAt}), nil)
+		return a.render(c, status, views.LimitCTA(models.QuotaUsage{Plan: qe.Plan, Used: qe.Used, Limit: qe.Limit, ResetAt: qe.ResetAt}), nil)
 	}
-	msg := t(c, "ask.err.quota", qe.Limit, views.FormatDate(c.Request().Context(), qe.ResetAt))
-	return a.askRefused(c, conv, next, content, msg, http.StatusTooManyRequests)
+	return a.askRefused(c, conv, next, content, refusalMessage(c, r), status)
+}
+
+// refusalMessage is a tutor refusal's message in the user's language.
+func refusalMessage(c echo.Context, r *tutor.Refusal) string {
+	ctx := c.Request().Context()
+	return handlers.RefusalMessage(i18n.Lang(ctx), r, func(t time.Time) string { return views.FormatDate(ctx, t) })
 }
 
 // readAttachment reads and checks the optional file; key names the problem.
@@ -259,13 +262,10 @@ func (a *App) retry(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
 	m, err := a.Tutor.Retry(ctx, u.ID, c.Param("mid"))
-	var qe *models.QuotaError
-	switch {
-	case errors.As(err, &qe):
-		return echo.NewHTTPError(http.StatusTooManyRequests, t(c, "ask.err.quota", qe.Limit, views.FormatDate(ctx, qe.ResetAt)))
-	case errors.Is(err, tutor.ErrNotRetryable):
-		return echo.NewHTTPError(http.StatusConflict, t(c, "ask.err.not_retry"))
-	case err != nil:
+	if r, ans, ok := handlers.Refused(err); ok {
+		return echo.NewHTTPError(ans.Status, refusalMessage(c, r))
+	}
+	if err != nil {
 		return err
 	}
 	if !isFragment(c) {
