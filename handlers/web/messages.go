@@ -1,8 +1,6 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"context"
 	"errors"
 	"io"
