@@ -9,6 +9,8 @@ import (
 	"net"
 	"time"
 
+	"gorm.io/gorm"
+
 	"aula/handlers"
 	"aula/handlers/api"
 	"aula/handlers/mcp"
@@ -64,7 +66,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (set AULA_ADDR to another address)", cfg.Addr, err)
 	}
-	go sweepSessions(ctx, site, log)
+	go sweepSessions(ctx, db.Gorm, log)
 	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider,
 		"instance", svc.Streams().InstanceID(), "lease_ttl", cfg.LeaseTTL)
 	// Answers in flight get the drain time to finish; whatever is left is
@@ -90,16 +92,17 @@ func newSite(cfg *config, db *database, svc *tutor.Service, log *slog.Logger, m 
 }
 
 // sweepSessions deletes expired sessions and abandoned empty threads every hour.
-func sweepSessions(ctx context.Context, app *web.App, log *slog.Logger) {
+func sweepSessions(ctx context.Context, db *gorm.DB, log *slog.Logger) {
+	sessions, convs := models.NewSessions(db), models.NewConversations(db)
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
-		if n, err := app.Sessions.DeleteExpired(ctx); err != nil && ctx.Err() == nil {
+		if n, err := sessions.DeleteExpired(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("delete expired sessions", "error", err)
 		} else if n > 0 {
 			log.Info("deleted expired sessions", "count", n)
 		}
-		if n, err := app.Conversations.DeleteStaleEmpty(ctx, models.EmptyThreadTTL); err != nil && ctx.Err() == nil {
+		if n, err := convs.DeleteStaleEmpty(ctx, models.EmptyThreadTTL); err != nil && ctx.Err() == nil {
 			log.Warn("delete empty conversations", "error", err)
 		} else if n > 0 {
 			log.Info("deleted empty conversations", "count", n)

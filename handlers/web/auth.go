@@ -101,7 +101,7 @@ func (a *App) signIn(c echo.Context, u *models.User) error {
 	if err := a.Sessions.Renew(c.Request().Context(), sess); err != nil {
 		return err
 	}
-	sess.Values[models.SessionUserKey] = u.ID
+	sess.Values[sessionUserKey] = u.ID
 	sess.Values[csrfKey] = newToken()
 	if u.Locale == "" {
 		if l, _ := sess.Values[localeKey].(string); l != "" {

@@ -55,7 +55,7 @@ func (a *App) prepare(c echo.Context) error {
 	c.Set(ctxSession, sess)
 	f := &views.Frame{Path: r.URL.RequestURI(), AssetVersion: a.AssetVersion,
 		RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
-	if uid, ok := sess.Values[models.SessionUserKey].(string); ok && uid != "" {
+	if uid, ok := sess.Values[sessionUserKey].(string); ok && uid != "" {
 		u, err := a.Users.Get(r.Context(), uid)
 		switch {
 		case err == nil:

@@ -23,7 +23,7 @@ import (
 type App struct {
 	DB            *gorm.DB
 	Users         *models.Users
-	Sessions      *models.SessionStore
+	Sessions      *SessionStore
 	Throttle      *models.LoginThrottle
 	Content       *models.Content
 	Conversations *models.Conversations
@@ -57,7 +57,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 	return &App{
 		DB:            db,
 		Users:         models.NewUsers(db),
-		Sessions:      models.NewSessionStore(db, sessionKey),
+		Sessions:      NewSessionStore(models.NewSessions(db), sessionKey),
 		Throttle:      models.NewLoginThrottle(db),
 		Content:       models.NewContent(db),
 		Conversations: models.NewConversations(db),

@@ -1,0 +1,130 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/securecookie"
+	"github.com/gorilla/sessions"
+
+	"aula/models"
+)
+
+// sessionUserKey is the session value holding the signed-in user's id.
+const sessionUserKey = "uid"
+
+// SessionStore is a gorilla/sessions store whose cookie carries only a
+// signed session id; the values live in PostgreSQL (models.Sessions), so
+// deleting the row revokes the session on every process.
+type SessionStore struct {
+	rows   *models.Sessions
+	codecs []securecookie.Codec
+	// Options are the cookie options of new sessions.
+	Options *sessions.Options
+}
+
+// NewSessionStore returns a store signing cookies with the given key pairs
+// (hash key, optional block key), as securecookie.CodecsFromPairs takes them.
+func NewSessionStore(rows *models.Sessions, keyPairs ...[]byte) *SessionStore {
+	codecs := securecookie.CodecsFromPairs(keyPairs...)
+	for _, c := range codecs {
+		if sc, ok := c.(*securecookie.SecureCookie); ok {
+			sc.MaxAge(0) // expiry is enforced by the row, not the cookie timestamp
+		}
+	}
+	return &SessionStore{rows: rows, codecs: codecs, Options: &sessions.Options{
+		Path: "/", MaxAge: 30 * 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+	}}
+}
+
+// Get returns the session for name, cached for the request.
+func (s *SessionStore) Get(r *http.Request, name string) (*sessions.Session, error) {
+	return sessions.GetRegistry(r).Get(s, name)
+}
+
+// New loads the session named by the request's cookie, or starts an empty one.
+// A cookie that is forged, expired or revoked yields a new empty session.
+func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, error) {
+	sess := sessions.NewSession(s, name)
+	opts := *s.Options
+	sess.Options = &opts
+	sess.IsNew = true
+	c, err := r.Cookie(name)
+	if err != nil {
+		return sess, nil
+	}
+	var id string
+	if err := securecookie.DecodeMulti(name, c.Value, &id, s.codecs...); err != nil {
+		return sess, nil
+	}
+	data, err := s.rows.Load(r.Context(), id)
+	if errors.Is(err, models.ErrNotFound) {
+		return sess, nil
+	}
+	if err != nil {
+		return sess, err
+	}
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&sess.Values); err != nil {
+		return sess, nil
+	}
+	sess.ID = id
+	sess.IsNew = false
+	return sess, nil
+}
+
+// Save writes the session row and sets the cookie; MaxAge < 0 deletes both.
+func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessions.Session) error {
+	ctx := r.Context()
+	if sess.Options.MaxAge < 0 {
+		if sess.ID != "" {
+			if err := s.rows.Delete(ctx, sess.ID); err != nil {
+				return err
+			}
+		}
+		http.SetCookie(w, sessions.NewCookie(sess.Name(), "", sess.Options))
+		return nil
+	}
+	if sess.ID == "" {
+		sess.ID = newSessionID()
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(sess.Values); err != nil {
+		return fmt.Errorf("encode session: %w", err)
+	}
+	uid, _ := sess.Values[sessionUserKey].(string)
+	expires := time.Now().Add(time.Duration(sess.Options.MaxAge) * time.Second)
+	if err := s.rows.Save(ctx, sess.ID, uid, buf.Bytes(), expires); err != nil {
+		return err
+	}
+	encoded, err := securecookie.EncodeMulti(sess.Name(), sess.ID, s.codecs...)
+	if err != nil {
+		return fmt.Errorf("sign session cookie: %w", err)
+	}
+	http.SetCookie(w, sessions.NewCookie(sess.Name(), encoded, sess.Options))
+	return nil
+}
+
+// Renew deletes the session's row and gives it a fresh id, keeping its
+// values, so an id planted before sign-in is worthless after it.
+func (s *SessionStore) Renew(ctx context.Context, sess *sessions.Session) error {
+	if sess.ID != "" {
+		if err := s.rows.Delete(ctx, sess.ID); err != nil {
+			return fmt.Errorf("renew session: %w", err)
+		}
+	}
+	sess.ID = ""
+	return nil
+}
+
+func newSessionID() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
