@@ -889,7 +889,7 @@ func Rating(m MessageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		for _, r := range []string{"lesson_unclear", "answer_wrong", "not_asked", "other"} {
+		for _, r := range models.RatingReasons {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "<label class=\"radio\"><input type=\"radio\" name=\"reason\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -93,7 +92,7 @@ func (a *App) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 			return handlers.ErrUnauthorized
 		}
 		r := c.Request()
-		u, _, err := a.Tokens.Authenticate(r.Context(), raw, time.Now().UTC())
+		u, _, err := a.Tokens.Authenticate(r.Context(), raw, a.Tutor.Now().UTC())
 		if errors.Is(err, models.ErrInvalidToken) {
 			return handlers.ErrUnauthorized
 		}

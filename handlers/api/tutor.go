@@ -208,7 +208,7 @@ func (a *App) apiSuggestions(c echo.Context) error {
 
 // apiMonthlyUsage is the month's questions against the plan (limit 0 = unlimited).
 func (a *App) apiMonthlyUsage(c echo.Context) error {
-	u, err := a.Quotas.Usage(c.Request().Context(), handlers.UserFrom(c).ID, time.Now())
+	u, err := a.Quotas.Usage(c.Request().Context(), handlers.UserFrom(c).ID, a.Tutor.Now())
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func (a *App) apiMyHistory(c echo.Context) error {
 func (a *App) apiMyUsage(c echo.Context) error {
 	ctx := c.Request().Context()
 	uid := handlers.UserFrom(c).ID
-	st, err := a.Stats.Student(ctx, uid, time.Now())
+	st, err := a.Stats.Student(ctx, uid, a.Tutor.Now())
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/labstack/echo/v4"
@@ -61,7 +60,7 @@ func (a *App) Routes(e *echo.Echo) {
 
 // verifyMCPToken checks a personal token for the MCP handler.
 func (a *App) verifyMCPToken(ctx context.Context, raw string, _ *http.Request) (*auth.TokenInfo, error) {
-	u, _, err := a.Tokens.Authenticate(ctx, raw, time.Now().UTC())
+	u, _, err := a.Tokens.Authenticate(ctx, raw, a.Tutor.Now().UTC())
 	if errors.Is(err, models.ErrInvalidToken) {
 		return nil, fmt.Errorf("%w: revoked, unknown or malformed personal token", auth.ErrInvalidToken)
 	}
