@@ -116,7 +116,7 @@ func axePage(t *testing.T, b *browser.Browser, axe, url, label string) int {
 		var ids []string
 		for _, v := range runAxe(b, axe) {
 			counts[v.Impact]++
-			ids = append(ids, v.Impact+":"+v.ID)
+			ids = append(ids, v.Impact+":"+v.ID+" ("+v.Target+")")
 			if v.Impact == "serious" || v.Impact == "critical" {
 				bad++
 				b.Errorf("%s (%s): %s %s on %d elements: %s", label, sch, v.Impact, v.ID, v.Nodes, v.Target)
