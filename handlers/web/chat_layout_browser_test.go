@@ -190,3 +190,46 @@ func TestLayoutChatEmptyAsks(t *testing.T) {
 		b.Errorf("the new thread shows the question %q", got)
 	}
 }
+
+// Every screen this layout changes, at the laptop and the phone size, in
+// both colour schemes: none is wider than its window, and with AULA_SHOTS
+// set each is saved for a person to look at.
+func TestLayoutScreens(t *testing.T) {
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: longAnswer}))
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+	s.User(t, "new@example.com", "a-long-password-1", models.PlanFree)
+	cid := seedThread(t, s, u, 2)
+	lesson := "/learn/networking/vlan-basics"
+	screens := []struct{ name, path, open string }{
+		{"lesson", lesson, ""},
+		{"lesson-panel", lesson + "?tutor=open", ""},
+		{"chat", "/chat/" + cid, ""},
+		{"chat-drawer", "/chat/" + cid, ".threads-toggle"},
+		{"catalog", "/learn", ""},
+	}
+	for _, size := range []struct {
+		name   string
+		size   [2]int64
+		mobile bool
+	}{{"1366", browser.Desktop, false}, {"390", browser.Phone, true}} {
+		b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
+		b.Viewport(size.size, size.mobile)
+		for _, sc := range screens {
+			if sc.open != "" && !size.mobile {
+				continue
+			}
+			b.Navigate(s.URL + sc.path)
+			if sc.open != "" {
+				b.Click(sc.open)
+				waitFor(b, "the drawer open", `document.getElementById('threads-pane').getBoundingClientRect().left === 0`)
+			}
+			for _, sch := range []string{"light", "dark"} {
+				b.ColorScheme(sch)
+				if w := eval[float64](b, `document.documentElement.scrollWidth`); w > float64(size.size[0]) {
+					b.Errorf("%s is %.0f px wide in a %d px window", sc.name, w, size.size[0])
+				}
+				b.Shot(shotsDir(), sc.name+"-"+size.name+"-"+sch)
+			}
+		}
+	}
+}
