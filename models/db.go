@@ -1,5 +1,5 @@
-// Package models holds the GORM models and every query on them: every SQL
-// statement of aula lives here. A store per aggregate, built once in
+// Package models holds the GORM models and every query on them (the schema
+// is in migrations, the relay only LISTENs). A store per aggregate, built once in
 // cmd/aula; a store reaches the database through conn, and a multi-step
 // write runs in one transaction started with WithTx, which the context
 // carries to every store called with it. A missing row, or someone else's,
