@@ -70,8 +70,9 @@ func (a *App) verifyMCPToken(ctx context.Context, raw string, _ *http.Request) (
 	return &auth.TokenInfo{UserID: u.ID, Scopes: []string{mcpScope}}, nil
 }
 
-// askSchema is the ask tool's input. history takes any items, since the
-// contract is to drop malformed entries rather than refuse the call.
+// askSchema is the ask tool's input. history takes any value, since the
+// contract (seed 000's bib_ask) is to drop what is malformed rather than
+// refuse the call: a history that is not an array is no history.
 func askSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{
 		Type:     "object",
@@ -81,8 +82,9 @@ func askSchema() *jsonschema.Schema {
 			"mode": {Type: "string", Enum: []any{models.ModeHelp, models.ModeTutor, models.ModeLesson},
 				Description: "help: using aula; tutor: any topic; lesson: about lessonId. Default: lesson when lessonId is given, else tutor."},
 			"lessonId": {Type: "string", Description: "A lesson id from list_lessons."},
-			"history": {Type: "array", Items: &jsonschema.Schema{},
-				Description: "Earlier turns, oldest first, as {role, content}; the last 10 are used. Entries that are not objects " +
+			"history": {
+				Description: "An array of earlier turns, oldest first, as {role, content}; the last 10 are used. Anything but an " +
+					"array is taken as no history. Entries that are not objects " +
 					"with a string role and a string content are dropped; any role other than assistant counts as user."},
 			"lang": {Type: "string", Enum: []any{"en", "es"}, Description: "Answer language; detected from the question when absent."},
 		},
@@ -94,7 +96,7 @@ type askArgs struct {
 	Question string `json:"question"`
 	Mode     string `json:"mode"`
 	LessonID string `json:"lessonId"`
-	History  []any  `json:"history"`
+	History  any    `json:"history"` // an array, or anything else meaning none
 	Lang     string `json:"lang"`
 }
 
@@ -105,7 +107,9 @@ type askOutput struct {
 
 // mcpHistory keeps the turns of history that are objects with a string
 // role and a string content; a role other than assistant is the user's.
-func mcpHistory(items []any) []tutor.Turn {
+// A history that is not an array gives none.
+func mcpHistory(history any) []tutor.Turn {
+	items, _ := history.([]any)
 	var out []tutor.Turn
 	for _, it := range items {
 		obj, ok := it.(map[string]any)

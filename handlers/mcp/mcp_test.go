@@ -214,3 +214,29 @@ func TestMCPRequiresALiveToken(t *testing.T) {
 		t.Fatalf("%d messages written without a live token", n)
 	}
 }
+
+// TestMCPHistoryNotAnArray: a history that is null, a string, a number or
+// an object is no history (seed 000's bib_ask answers such a call).
+func TestMCPHistoryNotAnArray(t *testing.T) {
+	s := apptest.New(t)
+	u := s.User(t, "mcphist@example.com", "mcp-pass-1", models.PlanPro)
+	cs, err := mcpConnect(t, s, apptest.APIToken(t, s, u.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		history any
+	}{
+		{"null", nil},
+		{"string", "I study networking."},
+		{"number", 3},
+		{"object", map[string]any{"role": "user", "content": "I study networking."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if text, ok := callAsk(t, cs, map[string]any{"question": "What is a trunk port?", "lang": "en", "history": tc.history}); !ok {
+				t.Fatalf("history %v refused: %s", tc.history, text)
+			}
+		})
+	}
+}
