@@ -26,8 +26,8 @@ func BenchmarkScalePages(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("generated %d users, %d conversations, %d messages in %s", rep.Users, rep.Conversations, rep.Messages, rep.Took.Round(time.Millisecond))
-	s.User(b, "root@example.com", "password-1", models.PlanSuperAdmin)
-	admin := s.SignIn(b, "root@example.com", "password-1")
+	s.User(b, "root@example.com", "pass-phrase-1", models.PlanSuperAdmin)
+	admin := s.SignIn(b, "root@example.com", "pass-phrase-1")
 	student := s.SignIn(b, "scale-42@aula.test", scale.Password)
 	pages := []struct {
 		name, path string

@@ -50,6 +50,7 @@ const (
 	CodeInterrupted    = "INTERRUPTED"
 	CodeEmptyAnswer    = "EMPTY_ANSWER"
 	CodeNotRetryable   = "NOT_RETRYABLE"
+	CodeInvalidText    = "INVALID_TEXT"
 )
 
 // The refusals every token-authenticated door shares.

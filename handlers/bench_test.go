@@ -16,8 +16,8 @@ import (
 //	go test ./handlers/ -run '^$' -bench BenchmarkLessonPage -benchmem
 func BenchmarkLessonPage(b *testing.B) {
 	s := apptest.New(b)
-	s.User(b, "bench@example.com", "password-1", "FREE")
-	c := s.SignIn(b, "bench@example.com", "password-1")
+	s.User(b, "bench@example.com", "pass-phrase-1", "FREE")
+	c := s.SignIn(b, "bench@example.com", "pass-phrase-1")
 	cookie := c.Cookie("aula_session")
 	if cookie == "" {
 		b.Fatal("no session cookie after sign-in")

@@ -27,8 +27,8 @@ import (
 //	go test ./handlers/ -run '^$' -bench BenchmarkChatThreadList -benchmem
 func BenchmarkChatThreadList(b *testing.B) {
 	s := apptest.New(b)
-	u := s.User(b, "bench@example.com", "password-1", models.PlanPro)
-	c := s.SignIn(b, "bench@example.com", "password-1")
+	u := s.User(b, "bench@example.com", "pass-phrase-1", models.PlanPro)
+	c := s.SignIn(b, "bench@example.com", "pass-phrase-1")
 	cookie := c.Cookie("aula_session")
 	if err := s.DB.Exec(`INSERT INTO conversations (user_id, title, mode, next_seq, created_at, last_activity_at)
 		SELECT ?, 'Thread number ' || g, 'tutor', 2, now() - g * interval '1 minute', now() - g * interval '1 minute'
@@ -100,8 +100,8 @@ func BenchmarkChatFirstTokenToSSE(b *testing.B) {
 		return apptest.EmitAll(emit, "First", " token", " and more.")
 	}}
 	s := apptest.New(b, apptest.WithProvider(p))
-	u := s.User(b, "bench@example.com", "password-1", models.PlanPro)
-	c := s.SignIn(b, "bench@example.com", "password-1")
+	u := s.User(b, "bench@example.com", "pass-phrase-1", models.PlanPro)
+	c := s.SignIn(b, "bench@example.com", "pass-phrase-1")
 	conv, err := s.App.Conversations.Create(context.Background(), u.ID, models.ModeTutor, "", 0, "")
 	if err != nil {
 		b.Fatal(err)
@@ -170,8 +170,8 @@ func BenchmarkChatConcurrentStreams(b *testing.B) {
 		return nil
 	}}
 	s := apptest.New(b, apptest.WithProvider(p))
-	u := s.User(b, "bench@example.com", "password-1", models.PlanPro)
-	c := s.SignIn(b, "bench@example.com", "password-1")
+	u := s.User(b, "bench@example.com", "pass-phrase-1", models.PlanPro)
+	c := s.SignIn(b, "bench@example.com", "pass-phrase-1")
 	var want strings.Builder
 	for i := range tokens {
 		want.WriteString("token" + strconv.Itoa(i) + " ")

@@ -30,6 +30,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 			status == http.StatusUnprocessableEntity || status == http.StatusTooManyRequests) {
 			message = msg
 		}
+	case errors.Is(err, errBadText) || models.IsInvalidText(err):
+		// Refused at the edge, or (a path the edge missed) by PostgreSQL:
+		// either way the client sent it, and no database text is shown.
+		status, message = http.StatusBadRequest, BadTextMessage
+		ae = &APIError{Status: status, Code: CodeInvalidText, Message: errBadText.Error()}
 	case errors.Is(err, models.ErrNotFound):
 		status = http.StatusNotFound
 	case models.IsUnavailable(err):

@@ -9,6 +9,7 @@ package handlers
 import (
 	"io/fs"
 	"log/slog"
+	"net"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -41,6 +42,11 @@ type Server struct {
 	Metrics      *Metrics
 	// Pages renders the errors of every request outside the API and MCP.
 	Pages ErrorPages
+	// TrustedProxies may name the client in X-Forwarded-For
+	// (AULA_TRUSTED_PROXIES); nobody else's headers are believed.
+	TrustedProxies []*net.IPNet
+	// SecureCookies means aula is served over HTTPS: HSTS is sent too.
+	SecureCookies bool
 }
 
 // New builds the Echo server: the shared middleware and routes, then
@@ -49,12 +55,13 @@ func New(s *Server, doors ...Door) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.IPExtractor = ClientAddress(s.TrustedProxies)
 	e.Use(middleware.RequestIDWithConfig(middleware.RequestIDConfig{
 		TargetHeader: echo.HeaderXRequestID,
 		Generator:    newRequestID,
 	}))
-	e.Use(s.logRequests, s.recoverPanics, securityHeaders)
-	e.Use(middleware.BodyLimit(maxBody))
+	e.Use(s.logRequests, s.recoverPanics, securityHeaders(s.SecureCookies))
+	e.Use(middleware.BodyLimit(maxBody), rejectBadText)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"github.com/labstack/echo/v4"
+	"strings"
 
 	"aula/models"
 )
@@ -17,4 +18,12 @@ func SetUser(c echo.Context, u *models.User) { c.Set(userKey, u) }
 func UserFrom(c echo.Context) *models.User {
 	u, _ := c.Get(userKey).(*models.User)
 	return u
+}
+
+// BearerToken is the token of an "Authorization: Bearer …" header; the
+// JSON API and MCP read their personal tokens with it.
+func BearerToken(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	tok = strings.TrimSpace(tok)
+	return tok, ok && strings.EqualFold(scheme, "Bearer") && tok != ""
 }

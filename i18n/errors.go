@@ -4,6 +4,7 @@ var _ = add(map[string][2]string{
 	"error.home":       {"Go to the lessons", "Ir a las lecciones"},
 	"error.400.title":  {"That request could not be read", "No se pudo leer la solicitud"},
 	"error.400.body":   {"Something in the request was malformed. Go back and try again.", "Algo en la solicitud estaba mal formado. Vuelve atrás e inténtalo de nuevo."},
+	"error.bad_text":   {"The request contains a character aula cannot store (a NUL byte or text that is not valid UTF-8). Remove it and send again.", "La solicitud contiene un carácter que aula no puede guardar (un byte NUL o texto que no es UTF-8 válido). Quítalo y vuelve a enviarla."},
 	"error.403.title":  {"This form has expired", "Este formulario ha caducado"},
 	"error.403.body":   {"For your safety the form was refused: it expired or came from another site. Go back, reload the page and send it again.", "Por tu seguridad se rechazó el formulario: caducó o vino de otro sitio. Vuelve atrás, recarga la página y envíalo de nuevo."},
 	"error.404.title":  {"Page not found", "Página no encontrada"},

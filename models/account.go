@@ -1,13 +1,12 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
-
-	"gorm.io/gorm/clause"
 )
 
 // ErrLastSuperAdmin refuses a change that would leave aula without a SUPER_ADMIN.
@@ -66,8 +65,8 @@ func (s *Users) ChangePassword(ctx context.Context, id, current, next string) er
 	if err != nil {
 		return err
 	}
-	if !CheckPassword(u.PasswordHash, current) {
-		return ErrBadCredentials
+	if ok, err := s.Hashing.check(ctx, u.PasswordHash, current); err != nil || !ok {
+		return cmp.Or(err, ErrBadCredentials)
 	}
 	if err := ValidatePassword(next); err != nil {
 		return err
@@ -81,8 +80,11 @@ func (s *Users) SetPassword(ctx context.Context, id, password string) error {
 	if err := ValidatePassword(password); err != nil {
 		return err
 	}
-	hash := HashPassword(password)
-	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+	hash, err := s.Hashing.hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	err = WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		res := tx.Model(&User{}).Where("id = ?", id).
 			Updates(map[string]any{"password_hash": hash, "updated_at": time.Now()})
@@ -114,17 +116,14 @@ func (s *Users) Delete(ctx context.Context, id, password string) error {
 	if err != nil {
 		return err
 	}
-	if !CheckPassword(u.PasswordHash, password) {
-		return ErrBadCredentials
+	if ok, err := s.Hashing.check(ctx, u.PasswordHash, password); err != nil || !ok {
+		return cmp.Or(err, ErrBadCredentials)
 	}
 	err = WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		if u.Plan == PlanSuperAdmin {
-			// Locking every SUPER_ADMIN row serialises two admins deleting
-			// themselves at once: the second sees the first one gone.
-			var admins []string
-			if err := tx.Model(&User{}).Clauses(clause.Locking{Strength: "UPDATE"}).
-				Where("plan = ?", PlanSuperAdmin).Pluck("id", &admins).Error; err != nil {
+			admins, err := lockSuperAdmins(tx)
+			if err != nil {
 				return err
 			}
 			if len(admins) <= 1 {
@@ -139,7 +138,7 @@ func (s *Users) Delete(ctx context.Context, id, password string) error {
 				return err
 			}
 		}
-		if err := tx.Exec(`DELETE FROM login_failures WHERE key = ?`, accountKey(u.Email)).Error; err != nil {
+		if err := forgetSignIns(tx, u.Email); err != nil {
 			return err
 		}
 		return tx.Exec(`DELETE FROM password_reset_requests WHERE key = ?`, resetEmailKey(u.Email)).Error

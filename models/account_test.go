@@ -115,7 +115,7 @@ func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 	if _, err := models.NewAudit(db.DB).ChangePlan(ctx, admin.ID, gone.ID, models.PlanSuperAdmin, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := models.NewLoginThrottle(db.DB).Fail(ctx, gone.Email, "192.0.2.1"); err != nil {
+	if _, err := models.NewLoginThrottle(db.DB).Reserve(ctx, gone.Email, "192.0.2.1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := models.NewResetThrottle(db.DB).Allow(ctx, gone.Email, "192.0.2.1", time.Now()); err != nil {
@@ -146,6 +146,7 @@ func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 	}
 	var keys int
 	db.Raw(`SELECT (SELECT count(*) FROM login_failures WHERE key LIKE '%gone@%') +
+		(SELECT count(*) FROM login_addresses WHERE account LIKE '%gone@%') +
 		(SELECT count(*) FROM password_reset_requests WHERE key LIKE 'email:%')`).Row().Scan(&keys)
 	if keys != 0 {
 		t.Errorf("%d throttling rows keyed by the deleted email remain", keys)

@@ -30,6 +30,7 @@ func NewAudit(db *gorm.DB) *Audit { return &Audit{db: db} }
 // and to what, in one transaction. An unknown plan is ErrUnknownPlan and
 // an unknown user ErrNotFound, with nothing changed; setting the plan the
 // user already has changes nothing and records nothing (nil, nil).
+// Demoting the last SUPER_ADMIN is ErrLastSuperAdmin.
 func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, now time.Time) (*PlanChange, error) {
 	if !ValidPlan(plan) {
 		return nil, ErrUnknownPlan
@@ -44,13 +45,20 @@ func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, no
 	var ch *PlanChange
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
+		admins, err := lockSuperAdmins(tx)
+		if err != nil {
+			return err
+		}
 		var from, email string
-		err := tx.Raw(`SELECT plan, email FROM users WHERE id = ? FOR UPDATE`, userID).Row().Scan(&from, &email)
+		err = tx.Raw(`SELECT plan, email FROM users WHERE id = ? FOR UPDATE`, userID).Row().Scan(&from, &email)
 		if err != nil {
 			return fmt.Errorf("read plan: %w", notFound(err))
 		}
 		if from == plan {
 			return nil
+		}
+		if from == PlanSuperAdmin && len(admins) <= 1 {
+			return ErrLastSuperAdmin
 		}
 		if err := tx.Exec(`UPDATE users SET plan = ?, updated_at = ? WHERE id = ?`, plan, now, userID).Error; err != nil {
 			return fmt.Errorf("set plan: %w", err)

@@ -34,7 +34,11 @@ type passwordReset struct {
 func (passwordReset) TableName() string { return "password_resets" }
 
 // PasswordResets issues and redeems single-use password reset links.
-type PasswordResets struct{ db *gorm.DB }
+type PasswordResets struct {
+	db *gorm.DB
+	// Hashing bounds the hashing of new passwords (see Users.Hashing).
+	Hashing *Hashing
+}
 
 // NewPasswordResets returns the reset link store.
 func NewPasswordResets(db *gorm.DB) *PasswordResets { return &PasswordResets{db: db} }
@@ -78,9 +82,12 @@ func (s *PasswordResets) Redeem(ctx context.Context, token, password string, now
 	if err := ValidatePassword(password); err != nil {
 		return nil, err
 	}
-	hash := HashPassword(password)
+	hash, err := s.Hashing.hash(ctx, password)
+	if err != nil {
+		return nil, err
+	}
 	var u User
-	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+	err = WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		var r passwordReset
 		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // Plan names, as stored in users.plan.
@@ -51,3 +53,16 @@ func Period(t time.Time) time.Time {
 
 // NextPeriod is when the quota of the month t falls in resets.
 func NextPeriod(t time.Time) time.Time { return Period(t).AddDate(0, 1, 0) }
+
+// lockSuperAdmins locks every SUPER_ADMIN row, in id order, and returns
+// their ids. Taken before any other user row, the lock serialises two
+// admins demoting or deleting each other at once: the second sees the
+// first one's change, so the last SUPER_ADMIN always stays.
+func lockSuperAdmins(tx *gorm.DB) ([]string, error) {
+	var admins []string
+	if err := tx.Raw(`SELECT id FROM users WHERE plan = ? ORDER BY id FOR UPDATE`, PlanSuperAdmin).
+		Scan(&admins).Error; err != nil {
+		return nil, fmt.Errorf("lock the SUPER_ADMIN accounts: %w", err)
+	}
+	return admins, nil
+}

@@ -42,18 +42,18 @@ func (u *User) FirstName() string {
 var (
 	ErrEmailTaken     = errors.New("an account with this email already exists")
 	ErrInvalidEmail   = errors.New("invalid email address")
-	ErrShortPassword  = errors.New("password must have at least 8 characters")
-	ErrLongPassword   = errors.New("password must have at most 256 characters")
 	ErrInvalidName    = errors.New("name must have between 1 and 100 characters")
 	ErrBadCredentials = errors.New("wrong email or password")
 	ErrUnknownLocale  = errors.New("unknown locale")
 )
 
-// MinPasswordLen is the shortest password accepted at sign-up.
-const MinPasswordLen = 8
-
 // Users is the store of accounts.
-type Users struct{ db *gorm.DB }
+type Users struct {
+	db *gorm.DB
+	// Hashing bounds the password hashing of this store's methods; nil
+	// hashes without a bound (command-line tools).
+	Hashing *Hashing
+}
 
 // NewUsers returns the users store.
 func NewUsers(db *gorm.DB) *Users { return &Users{db: db} }
@@ -98,24 +98,16 @@ func validName(name string) bool {
 	return l >= 1 && l <= 100
 }
 
-// ValidatePassword applies the password rules of sign-up to any new
-// password (change, reset, set by an operator).
-func ValidatePassword(password string) error {
-	if utf8.RuneCountInString(password) < MinPasswordLen {
-		return ErrShortPassword
-	}
-	if len(password) > 256 {
-		return ErrLongPassword
-	}
-	return nil
-}
-
 // Create validates and inserts a user; an existing email (any case) is ErrEmailTaken.
 func (s *Users) Create(ctx context.Context, n NewUser) (*User, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
-	u := &User{Email: n.Email, Name: n.Name, Plan: n.Plan, Locale: n.Locale, PasswordHash: HashPassword(n.Password)}
+	hash, err := s.Hashing.hash(ctx, n.Password)
+	if err != nil {
+		return nil, err
+	}
+	u := &User{Email: n.Email, Name: n.Name, Plan: n.Plan, Locale: n.Locale, PasswordHash: hash}
 	if err := conn(ctx, s.db).Create(u).Error; err != nil {
 		var pg *pgconn.PgError
 		if errors.As(err, &pg) && pg.Code == "23505" {
@@ -153,31 +145,51 @@ var dummyHash = HashPassword("not a password of anyone")
 // Authenticate checks an email and password; any mismatch is ErrBadCredentials.
 func (s *Users) Authenticate(ctx context.Context, email, password string) (*User, error) {
 	u, err := s.GetByEmail(ctx, email)
-	if errors.Is(err, ErrNotFound) {
-		CheckPassword(dummyHash, password)
-		return nil, ErrBadCredentials
+	hash := dummyHash
+	switch {
+	case err == nil:
+		hash = u.PasswordHash
+	case !errors.Is(err, ErrNotFound):
+		return nil, err
 	}
+	ok, err := s.Hashing.check(ctx, hash, password)
 	if err != nil {
 		return nil, err
 	}
-	if !CheckPassword(u.PasswordHash, password) {
+	if !ok || u == nil {
 		return nil, ErrBadCredentials
 	}
 	return u, nil
 }
 
-// SetPlan changes the plan of the user with that email.
+// SetPlan changes the plan of the user with that email; demoting the last
+// SUPER_ADMIN is ErrLastSuperAdmin.
 func (s *Users) SetPlan(ctx context.Context, email, plan string) (*User, error) {
 	if !ValidPlan(plan) {
 		return nil, ErrUnknownPlan
 	}
-	res := conn(ctx, s.db).Model(&User{}).Where("email = ?", NormalizeEmail(email)).
-		Updates(map[string]any{"plan": plan, "updated_at": time.Now()})
-	if res.Error != nil {
-		return nil, fmt.Errorf("set plan: %w", res.Error)
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
+		admins, err := lockSuperAdmins(tx)
+		if err != nil {
+			return err
+		}
+		var from string
+		if err := tx.Raw(`SELECT plan FROM users WHERE email = ? FOR UPDATE`, NormalizeEmail(email)).
+			Row().Scan(&from); err != nil {
+			return notFound(err)
+		}
+		if from == PlanSuperAdmin && plan != PlanSuperAdmin && len(admins) <= 1 {
+			return ErrLastSuperAdmin
+		}
+		return tx.Model(&User{}).Where("email = ?", NormalizeEmail(email)).
+			Updates(map[string]any{"plan": plan, "updated_at": time.Now()}).Error
+	})
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrLastSuperAdmin) {
+		return nil, err
 	}
-	if res.RowsAffected == 0 {
-		return nil, ErrNotFound
+	if err != nil {
+		return nil, fmt.Errorf("set plan: %w", err)
 	}
 	return s.GetByEmail(ctx, email)
 }

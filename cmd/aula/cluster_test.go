@@ -25,7 +25,7 @@ var (
 )
 
 // aulaBinary builds the real binary once for the tests that run it.
-func aulaBinary(t *testing.T) string {
+func aulaBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "aulabin")
@@ -47,7 +47,7 @@ func aulaBinary(t *testing.T) string {
 
 // project is a folder the unprivileged PostgreSQL user can enter (t.TempDir
 // makes 0700 folders).
-func project(t *testing.T) string {
+func project(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, p := range []string{filepath.Dir(dir), dir} {
@@ -85,12 +85,13 @@ func cli(t *testing.T, dir string, args ...string) string {
 
 var readyLine = regexp.MustCompile(`msg="aula is ready" url=(http://\S+)`)
 
-// startServer runs `aula serve` in dir until the test ends and returns its URL.
-func startServer(t *testing.T, dir string) (*exec.Cmd, string, *bytes.Buffer) {
+// startServer runs `aula serve` in dir, with extra environment variables
+// (KEY=VALUE), until the test ends and returns its URL.
+func startServer(t testing.TB, dir string, env ...string) (*exec.Cmd, string, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(aulaBinary(t), "serve")
 	cmd.Dir = dir
-	cmd.Env = binaryEnv(dir)
+	cmd.Env = append(binaryEnv(dir), env...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"aula/handlers"
 	"aula/mail"
 	"aula/models"
 	"aula/tutor"
@@ -37,7 +38,9 @@ type config struct {
 	// InstanceID names this process in leases and logs (AULA_INSTANCE_ID; default host-pid-random).
 	InstanceID    string
 	SecureCookies bool
-	LogFormat     string
+	// TrustedProxies may name the client in X-Forwarded-For (AULA_TRUSTED_PROXIES).
+	TrustedProxies []*net.IPNet
+	LogFormat      string
 	// SMTPURL, MailFrom and BaseURL configure email (AULA_SMTP_URL,
 	// AULA_MAIL_FROM, AULA_BASE_URL); without SMTPURL aula sends none.
 	SMTPURL  string
@@ -102,6 +105,11 @@ func (c *config) validate(e *envReader) {
 		e.problem("AULA_LOG_FORMAT=%q must be text or json", c.LogFormat)
 	}
 	c.validateMail(e)
+	proxies, err := handlers.ParseTrustedProxies(e.str("AULA_TRUSTED_PROXIES", ""))
+	if err != nil {
+		e.problem("AULA_TRUSTED_PROXIES: %v", err)
+	}
+	c.TrustedProxies = proxies
 }
 
 // validateMail checks the mail settings: SMTP needs a sender and the base URL.

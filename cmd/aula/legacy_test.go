@@ -16,7 +16,7 @@ func TestImportLegacy(t *testing.T) {
 	db := pgtest.New(t)
 	env(t, db.URL)
 	for _, u := range [][]string{{"ana@example.com", "Ana"}, {"bo@example.com", "Bo"}} {
-		if _, stderr, err := runCLI(t, "user", "create", "--email", u[0], "--name", u[1], "--password", "password-123"); err != nil {
+		if _, stderr, err := runCLI(t, "user", "create", "--email", u[0], "--name", u[1], "--password", "pass-phrase-123"); err != nil {
 			t.Fatalf("user create: %v %s", err, stderr)
 		}
 	}

@@ -153,16 +153,16 @@ func TestUserCommands(t *testing.T) {
 	db := pgtest.New(t)
 	env(t, db.URL)
 
-	out, _, err := runCLI(t, "user", "create", "--email", "Ana@Example.com", "--name", "Ana Admin", "--password", "password-123", "--plan", "CONTENT_ADMIN")
+	out, _, err := runCLI(t, "user", "create", "--email", "Ana@Example.com", "--name", "Ana Admin", "--password", "pass-phrase-123", "--plan", "CONTENT_ADMIN")
 	if err != nil || !strings.Contains(out, "created ana@example.com (CONTENT_ADMIN") {
 		t.Fatalf("user create: %v, printed %q", err, out)
 	}
 	var plan, hash string
 	db.Raw("SELECT plan, password_hash FROM users WHERE email = 'ana@example.com'").Row().Scan(&plan, &hash)
-	if plan != "CONTENT_ADMIN" || hash == "" || strings.Contains(hash, "password-123") {
+	if plan != "CONTENT_ADMIN" || hash == "" || strings.Contains(hash, "pass-phrase-123") {
 		t.Errorf("row: plan %q, hash %q", plan, hash)
 	}
-	if _, _, err := runCLI(t, "user", "create", "--email", "bo@example.com", "--name", "Bo", "--password", "password-456"); err != nil {
+	if _, _, err := runCLI(t, "user", "create", "--email", "bo@example.com", "--name", "Bo", "--password", "pass-phrase-456"); err != nil {
 		t.Fatalf("user create with the default plan: %v", err)
 	}
 
@@ -171,9 +171,9 @@ func TestUserCommands(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"existing email", []string{"user", "create", "--email", "ANA@example.com", "--name", "X", "--password", "password-123"}, "exists"},
-		{"short password", []string{"user", "create", "--email", "cy@example.com", "--name", "Cy", "--password", "short"}, "8"},
-		{"unknown plan on create", []string{"user", "create", "--email", "cy@example.com", "--name", "Cy", "--password", "password-1", "--plan", "GOLD"}, "unknown plan"},
+		{"existing email", []string{"user", "create", "--email", "ANA@example.com", "--name", "X", "--password", "pass-phrase-123"}, "exists"},
+		{"short password", []string{"user", "create", "--email", "cy@example.com", "--name", "Cy", "--password", "short"}, "10"},
+		{"unknown plan on create", []string{"user", "create", "--email", "cy@example.com", "--name", "Cy", "--password", "pass-phrase-1", "--plan", "GOLD"}, "unknown plan"},
 		{"set-plan of nobody", []string{"user", "set-plan", "nobody@example.com", "PRO"}, "nobody@example.com"},
 		{"set-plan to an unknown plan", []string{"user", "set-plan", "bo@example.com", "GOLD"}, "unknown plan"},
 		{"set-plan without a plan", []string{"user", "set-plan", "bo@example.com"}, "usage"},

@@ -59,8 +59,9 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		return err
 	}
 	h := handlers.New(&handlers.Server{DB: db.Gorm, Tutor: svc, Log: log, Static: static.FS,
-		AssetVersion: site.AssetVersion, Metrics: metrics, Pages: site},
-		site, api.New(db.Gorm, svc), mcp.New(db.Gorm, svc))
+		AssetVersion: site.AssetVersion, Metrics: metrics, Pages: site,
+		TrustedProxies: cfg.TrustedProxies, SecureCookies: cfg.SecureCookies},
+		site, api.New(db.Gorm, svc), mcp.New(db.Gorm, svc, log))
 	srv := handlers.NewHTTPServer(cfg.Addr, h, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -91,21 +92,30 @@ func newSite(cfg *config, db *database, svc *tutor.Service, log *slog.Logger, m 
 	return app, nil
 }
 
-// sweepSessions deletes expired sessions and abandoned empty threads every hour.
+// sweepSessions deletes expired sessions, old sign-in failures and
+// sign-ups, and abandoned empty threads every hour.
 func sweepSessions(ctx context.Context, db *gorm.DB, log *slog.Logger) {
 	sessions, convs := models.NewSessions(db), models.NewConversations(db)
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
+	sweeps := []struct {
+		what string
+		do   func(context.Context) (int64, error)
+	}{
+		{"expired sessions", sessions.DeleteExpired},
+		{"old sign-in failures", models.NewLoginThrottle(db).Sweep},
+		{"old sign-ups", models.NewSignupThrottle(db).Sweep},
+		{"empty conversations", func(ctx context.Context) (int64, error) {
+			return convs.DeleteStaleEmpty(ctx, models.EmptyThreadTTL)
+		}},
+	}
 	for {
-		if n, err := sessions.DeleteExpired(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("delete expired sessions", "error", err)
-		} else if n > 0 {
-			log.Info("deleted expired sessions", "count", n)
-		}
-		if n, err := convs.DeleteStaleEmpty(ctx, models.EmptyThreadTTL); err != nil && ctx.Err() == nil {
-			log.Warn("delete empty conversations", "error", err)
-		} else if n > 0 {
-			log.Info("deleted empty conversations", "count", n)
+		for _, s := range sweeps {
+			if n, err := s.do(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("delete "+s.what, "error", err)
+			} else if n > 0 {
+				log.Info("deleted "+s.what, "count", n)
+			}
 		}
 		select {
 		case <-ctx.Done():

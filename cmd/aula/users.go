@@ -29,7 +29,7 @@ func userCmd(ctx context.Context, db *gorm.DB, args []string) error {
 		var n models.NewUser
 		fs.StringVar(&n.Email, "email", "", "email address (required)")
 		fs.StringVar(&n.Name, "name", "", "display name (required)")
-		fs.StringVar(&n.Password, "password", "", "password, at least 8 characters (required)")
+		fs.StringVar(&n.Password, "password", "", "password, at least 10 characters, not a common one (required)")
 		fs.StringVar(&n.Plan, "plan", models.PlanFree, fmt.Sprintf("plan, one of %v", models.Plans))
 		if err := fs.Parse(args[1:]); err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -59,7 +58,7 @@ func New(db *gorm.DB, svc *tutor.Service) *App {
 // CSRF does not apply.
 func (a *App) Routes(e *echo.Echo) {
 	e.GET("/api/v1/openapi.json", a.openAPI)
-	api := e.Group("/api/v1", middleware.BodyLimit(apiMaxBody), a.requireToken)
+	api := e.Group("/api/v1", middleware.BodyLimit(apiMaxBody), handlers.NoStore, a.requireToken)
 	api.POST("/tutor/stream", a.apiStream)
 	api.POST("/tutor/chat", a.apiChat)
 	api.POST("/tutor/rate", a.apiRate)
@@ -76,18 +75,11 @@ func (a *App) Routes(e *echo.Echo) {
 	e.Any("/api/*", func(echo.Context) error { return handlers.ErrAPINotFound })
 }
 
-// bearerToken is the token of an "Authorization: Bearer …" header.
-func bearerToken(h string) (string, bool) {
-	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
-	tok = strings.TrimSpace(tok)
-	return tok, ok && strings.EqualFold(scheme, "Bearer") && tok != ""
-}
-
 // requireToken lets a request through with a live personal token and puts
 // its user (and their language) where the handlers and the log find it.
 func (a *App) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		raw, ok := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
+		raw, ok := handlers.BearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
 		if !ok {
 			return handlers.ErrUnauthorized
 		}

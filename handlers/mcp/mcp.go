@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -26,6 +27,7 @@ const mcpScope = "tutor"
 
 // App holds the MCP server's dependencies; cmd/aula builds it with New.
 type App struct {
+	Log     *slog.Logger
 	Tutor   *tutor.Service
 	Streams *stream.Broker
 	Tokens  *models.Tokens
@@ -34,9 +36,9 @@ type App struct {
 }
 
 // New builds the MCP server's stores on db around the tutor service.
-func New(db *gorm.DB, svc *tutor.Service) *App {
+func New(db *gorm.DB, svc *tutor.Service, log *slog.Logger) *App {
 	content, convs := models.NewContent(db), models.NewConversations(db)
-	return &App{Tutor: svc, Streams: svc.Streams(), Tokens: models.NewTokens(db), Content: content,
+	return &App{Log: log, Tutor: svc, Streams: svc.Streams(), Tokens: models.NewTokens(db), Content: content,
 		Outside: &handlers.Outside{Tutor: svc, Content: content, Conversations: convs}}
 }
 
@@ -48,26 +50,14 @@ func (a *App) Routes(e *echo.Echo) {
 		&mcp.ServerOptions{Instructions: "aula's AI tutor. Use list_lessons and get_lesson to find material, then ask. " +
 			"Questions count against the user's monthly plan."})
 	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask aula's tutor a question; the answer follows the question's language " +
-		"unless lang is given. The question and answer are kept in the user's history.", InputSchema: askSchema()}, a.mcpAsk)
-	mcp.AddTool(srv, &mcp.Tool{Name: "list_lessons", Description: "List aula's lessons (id, title, summary, language, path, module)."}, a.mcpListLessons)
-	mcp.AddTool(srv, &mcp.Tool{Name: "get_lesson", Description: "Read one lesson: its Markdown text and suggested questions."}, a.mcpGetLesson)
+		"unless lang is given. The question and answer are kept in the user's history.", InputSchema: askSchema()}, safeTool(a, a.mcpAsk))
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_lessons", Description: "List aula's lessons (id, title, summary, language, path, module)."}, safeTool(a, a.mcpListLessons))
+	mcp.AddTool(srv, &mcp.Tool{Name: "get_lesson", Description: "Read one lesson: its Markdown text and suggested questions."}, safeTool(a, a.mcpGetLesson))
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	protected := auth.RequireBearerToken(a.verifyMCPToken, &auth.RequireBearerTokenOptions{
 		Scopes: []string{mcpScope}, AllowMissingExpiration: true})(h)
-	e.Any("/mcp", echo.WrapHandler(protected))
-}
-
-// verifyMCPToken checks a personal token for the MCP handler.
-func (a *App) verifyMCPToken(ctx context.Context, raw string, _ *http.Request) (*auth.TokenInfo, error) {
-	u, _, err := a.Tokens.Authenticate(ctx, raw, a.Tutor.Now().UTC())
-	if errors.Is(err, models.ErrInvalidToken) {
-		return nil, fmt.Errorf("%w: revoked, unknown or malformed personal token", auth.ErrInvalidToken)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &auth.TokenInfo{UserID: u.ID, Scopes: []string{mcpScope}}, nil
+	e.Any("/mcp", echo.WrapHandler(protected), handlers.NoStore, a.checkToken)
 }
 
 // askSchema is the ask tool's input. history takes any value, since the

@@ -114,18 +114,28 @@ func (a *App) renderUsers(c echo.Context, status int, v views.AdminUsersView) er
 	return a.render(c, status, views.AdminUsersPage(v), nil)
 }
 
-// adminSetPlan changes a user's plan, recorded in the audit log.
+// adminSetPlan changes a user's plan, recorded in the audit log. A change
+// of one's own plan is asked to be confirmed first (it can take away these
+// very pages), and the last SUPER_ADMIN cannot be demoted at all.
 func (a *App) adminSetPlan(c echo.Context) error {
-	plan, q := c.FormValue("plan"), c.FormValue("q")
-	ch, err := a.Audit.ChangePlan(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("id"), plan, a.Tutor.Now())
+	plan, q, id := c.FormValue("plan"), c.FormValue("q"), c.Param("id")
+	me := handlers.UserFrom(c)
+	if id == me.ID && plan != me.Plan && c.FormValue("confirm") != "own" {
+		return a.renderUsers(c, http.StatusOK, views.AdminUsersView{Query: q,
+			ConfirmOwn: &views.OwnPlanChange{UserID: id, Plan: plan}})
+	}
+	ch, err := a.Audit.ChangePlan(c.Request().Context(), me.ID, id, plan, a.Tutor.Now())
 	switch {
 	case errors.Is(err, models.ErrUnknownPlan):
 		return a.renderUsers(c, http.StatusUnprocessableEntity,
 			views.AdminUsersView{Query: q, Error: t(c, "admin.err.plan", plan)})
+	case errors.Is(err, models.ErrLastSuperAdmin):
+		return a.renderUsers(c, http.StatusConflict,
+			views.AdminUsersView{Query: q, Error: t(c, "admin.err.last_super_admin")})
 	case err != nil:
 		return err
 	}
-	msg := t(c, "admin.plan_same", c.Param("id"))
+	msg := t(c, "admin.plan_same", id)
 	if ch != nil {
 		msg = t(c, "admin.plan_changed", ch.UserEmail, t(c, "plan."+ch.ToPlan))
 	}

@@ -51,14 +51,14 @@ func (r adminRoute) call(c *webtest.Client, csrf string) *webtest.Page {
 
 func TestEveryAdminRouteForEveryPlan(t *testing.T) {
 	s := apptest.New(t)
-	victim := s.User(t, "victim@example.com", "password-1", "FREE")
+	victim := s.User(t, "victim@example.com", "pass-phrase-1", "FREE")
 	routes := adminRouteTable(victim.ID)
 	clients := map[string]*webtest.Client{}
 	csrf := map[string]string{}
 	for _, plan := range models.Plans {
 		email := strings.ToLower(plan) + "@example.com"
-		s.User(t, email, "password-1", plan)
-		clients[plan] = s.SignIn(t, email, "password-1")
+		s.User(t, email, "pass-phrase-1", plan)
+		clients[plan] = s.SignIn(t, email, "pass-phrase-1")
 		csrf[plan] = clients[plan].Get("/learn").CSRF()
 	}
 	clients["visitor"] = webtest.New(t, s.URL)
@@ -103,10 +103,10 @@ func TestEveryAdminRouteForEveryPlan(t *testing.T) {
 
 func TestSuperAdminChangesAPlanWithAuditLog(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "root@example.com", "password-1", models.PlanSuperAdmin)
-	ana := s.User(t, "ana.lopez@example.com", "password-1", models.PlanFree)
-	s.User(t, "bob@example.com", "password-1", models.PlanFree)
-	c := s.SignIn(t, "root@example.com", "password-1")
+	s.User(t, "root@example.com", "pass-phrase-1", models.PlanSuperAdmin)
+	ana := s.User(t, "ana.lopez@example.com", "pass-phrase-1", models.PlanFree)
+	s.User(t, "bob@example.com", "pass-phrase-1", models.PlanFree)
+	c := s.SignIn(t, "root@example.com", "pass-phrase-1")
 
 	p := c.Get("/admin/users?q=LOPEZ")
 	if p.Status != 200 || p.Doc.Find("#users tbody tr").Length() != 1 || p.Doc.Find("#u-"+ana.ID).Length() != 1 {
@@ -158,8 +158,8 @@ func TestSuperAdminChangesAPlanWithAuditLog(t *testing.T) {
 
 func TestContentAdminEditsSuggestions(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "content@example.com", "password-1", models.PlanContentAdmin)
-	c := s.SignIn(t, "content@example.com", "password-1")
+	s.User(t, "content@example.com", "pass-phrase-1", models.PlanContentAdmin)
+	c := s.SignIn(t, "content@example.com", "pass-phrase-1")
 	before, _ := s.App.Content.Suggestions(context.Background(), "vlan-basics")
 	p := c.Get("/admin/suggestions")
 	form := `form[action="/admin/suggestions/vlan-basics"]`
@@ -191,8 +191,8 @@ func TestContentAdminEditsSuggestions(t *testing.T) {
 
 func TestAIRoutesSaveRefusesMissingCredentialsAndTests(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "root@example.com", "password-1", models.PlanSuperAdmin)
-	c := s.SignIn(t, "root@example.com", "password-1")
+	s.User(t, "root@example.com", "pass-phrase-1", models.PlanSuperAdmin)
+	c := s.SignIn(t, "root@example.com", "pass-phrase-1")
 	p := c.Get("/admin/routes")
 	if p.Status != 200 || p.Doc.Find(".route").Length() != len(models.UseCases) {
 		t.Fatalf("routes page: status %d, %d routes", p.Status, p.Doc.Find(".route").Length())
@@ -232,8 +232,8 @@ func TestAIRoutesSaveRefusesMissingCredentialsAndTests(t *testing.T) {
 
 func TestAdminPagesRunAFixedNumberOfStatements(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "root@example.com", "password-1", models.PlanSuperAdmin)
-	c := s.SignIn(t, "root@example.com", "password-1")
+	s.User(t, "root@example.com", "pass-phrase-1", models.PlanSuperAdmin)
+	c := s.SignIn(t, "root@example.com", "pass-phrase-1")
 	pages := []string{"/admin", "/admin/ratings", "/admin/latency", "/admin/users", "/admin/suggestions", "/admin/routes"}
 	count := func() map[string]int64 {
 		out := map[string]int64{}
@@ -249,7 +249,7 @@ func TestAdminPagesRunAFixedNumberOfStatements(t *testing.T) {
 	before := count()
 	// More users, threads and rated answers must not add statements.
 	for i := range 30 {
-		u := s.User(t, "s"+string(rune('a'+i))+"@example.com", "password-1", models.PlanFree)
+		u := s.User(t, "s"+string(rune('a'+i))+"@example.com", "pass-phrase-1", models.PlanFree)
 		var cid string
 		s.DB.Raw(`INSERT INTO conversations (user_id, lesson_id, mode, next_seq) VALUES (?, 'vlan-basics', 'lesson', 2) RETURNING id`, u.ID).Scan(&cid)
 		s.DB.Exec(`INSERT INTO messages (conversation_id, user_id, seq, role, status) VALUES (?, ?, 0, 'user', 'complete')`, cid, u.ID)
@@ -262,5 +262,35 @@ func TestAdminPagesRunAFixedNumberOfStatements(t *testing.T) {
 		if after[pg] != before[pg] || after[pg] > 8 {
 			t.Errorf("%s: %d statements, then %d with more data; want the same small number", pg, before[pg], after[pg])
 		}
+	}
+}
+
+// A SUPER_ADMIN changing their own plan is asked first; the last
+// SUPER_ADMIN cannot be demoted even after confirming.
+func TestOwnPlanChangeIsConfirmedAndLastSuperAdminStays(t *testing.T) {
+	s := apptest.New(t)
+	root := s.User(t, "root@example.com", "pass-phrase-1", models.PlanSuperAdmin)
+	c := s.SignIn(t, "root@example.com", "pass-phrase-1")
+	form := `form[action="/admin/users/` + root.ID + `/plan"].plan-form`
+	p := c.Submit(c.Get("/admin/users?q=root"), form, map[string]string{"plan": "FREE"})
+	if p.Status != 200 || p.Doc.Find("#confirm-own-plan").Length() != 1 {
+		t.Fatalf("own plan change: status %d, no confirmation asked", p.Status)
+	}
+	if n := apptest.Count(t, s, "SELECT count(*) FROM users WHERE plan = 'SUPER_ADMIN'"); n != 1 {
+		t.Fatal("the plan changed before the confirmation")
+	}
+	p = c.Submit(p, "#confirm-own-plan", nil)
+	if p.Status != http.StatusConflict || !strings.Contains(p.Text("#admin-error"), "SUPER_ADMIN") {
+		t.Fatalf("confirmed demotion of the last SUPER_ADMIN: %d %q", p.Status, p.Text("#admin-error"))
+	}
+	if n := apptest.Count(t, s, "SELECT count(*) FROM users WHERE plan = 'SUPER_ADMIN'"); n != 1 {
+		t.Fatal("the last SUPER_ADMIN was demoted")
+	}
+	// With a second SUPER_ADMIN the confirmed change goes through.
+	s.User(t, "second@example.com", "pass-phrase-1", models.PlanSuperAdmin)
+	p = c.Submit(c.Get("/admin/users?q=root"), form, map[string]string{"plan": "PRO"})
+	p = c.Submit(p, "#confirm-own-plan", nil)
+	if got := apptest.Count(t, s, "SELECT count(*) FROM users WHERE email = 'root@example.com' AND plan = 'PRO'"); got != 1 {
+		t.Errorf("confirmed change with another SUPER_ADMIN: status %d, plan not changed", p.Status)
 	}
 }

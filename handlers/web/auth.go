@@ -1,13 +1,16 @@
 package web
 
 import (
-	"aula/handlers"
-
+	"context"
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/models"
 	"aula/views"
 )
@@ -22,6 +25,7 @@ var signupErrors = []struct {
 	{models.ErrEmailTaken, "err.email_taken", "email"},
 	{models.ErrShortPassword, "err.short_password", "password"},
 	{models.ErrLongPassword, "err.long_password", "password"},
+	{models.ErrCommonPassword, "err.common_password", "password"},
 }
 
 func (a *App) signupForm(c echo.Context) error {
@@ -31,13 +35,22 @@ func (a *App) signupForm(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.Signup(views.AuthForm{}), nil)
 }
 
-// signup creates a FREE account, signs it in and opens the catalog.
+// signup creates a FREE account, signs it in and opens the catalog. The
+// form is checked before the address's sign-up count, so a typo costs no
+// sign-up; the count comes before the costly password hash.
 func (a *App) signup(c echo.Context) error {
+	ctx := c.Request().Context()
 	form := views.AuthForm{Name: c.FormValue("name"), Email: c.FormValue("email")}
-	u, err := a.Users.Create(c.Request().Context(), models.NewUser{
-		Name: form.Name, Email: form.Email, Password: c.FormValue("password"), Plan: models.PlanFree,
-		Locale: langOf(c),
-	})
+	n := models.NewUser{Name: form.Name, Email: form.Email, Password: c.FormValue("password"), Plan: models.PlanFree,
+		Locale: langOf(c)}
+	err := n.Validate()
+	if err == nil {
+		err = a.Signups.Reserve(ctx, c.RealIP())
+	}
+	var u *models.User
+	if err == nil {
+		u, err = a.Users.Create(ctx, n)
+	}
 	if err != nil {
 		for _, e := range signupErrors {
 			if errors.Is(err, e.err) {
@@ -45,12 +58,31 @@ func (a *App) signup(c echo.Context) error {
 				return a.render(c, http.StatusUnprocessableEntity, views.Signup(form), nil)
 			}
 		}
-		return err
+		return a.authRefused(c, err, &form, views.Signup, "err.signup_throttled")
 	}
 	if err := a.signIn(c, u); err != nil {
 		return err
 	}
 	return redirect(c, "/learn")
+}
+
+// authRefused answers a sign-in or sign-up the server would not process
+// now: too many attempts (429) or too many password hashes running (503),
+// both with Retry-After; throttled is the form's message for the first.
+// Any other error goes to the error handler.
+func (a *App) authRefused(c echo.Context, err error, form *views.AuthForm, page func(views.AuthForm) templ.Component, throttled string) error {
+	var te *models.ThrottleError
+	status, wait := 0, time.Duration(0)
+	switch {
+	case errors.As(err, &te):
+		status, wait, form.Error = http.StatusTooManyRequests, te.RetryAfter, throttled
+	case errors.Is(err, models.ErrHashingBusy):
+		status, wait, form.Error = http.StatusServiceUnavailable, a.Users.Hashing.RetryAfter(), "err.busy"
+	default:
+		return err
+	}
+	c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Round(time.Second).Seconds()))))
+	return a.render(c, status, page(*form), nil)
 }
 
 func (a *App) loginForm(c echo.Context) error {
@@ -61,31 +93,27 @@ func (a *App) loginForm(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.Login(views.AuthForm{Next: next}), nil)
 }
 
-// login checks the throttle, then the password, then starts a fresh session.
+// login reserves the attempt (counted as a failure until it succeeds, so
+// concurrent guesses all count), then checks the password, then starts a
+// fresh session.
 func (a *App) login(c echo.Context) error {
 	ctx := c.Request().Context()
 	form := views.AuthForm{Email: c.FormValue("email"), Next: safeNext(c.FormValue("next"), "")}
-	ip := c.RealIP()
-	blocked, err := a.Throttle.Blocked(ctx, form.Email, ip)
+	attempt, err := a.Throttle.Reserve(ctx, form.Email, c.RealIP())
 	if err != nil {
-		return err
-	}
-	if blocked {
-		form.Error = "err.throttled"
-		return a.render(c, http.StatusTooManyRequests, views.Login(form), nil)
+		return a.authRefused(c, err, &form, views.Login, "err.throttled")
 	}
 	u, err := a.Users.Authenticate(ctx, form.Email, c.FormValue("password"))
 	if errors.Is(err, models.ErrBadCredentials) {
-		if err := a.Throttle.Fail(ctx, form.Email, ip); err != nil {
-			return err
-		}
 		form.Error = "err.bad_credentials"
 		return a.render(c, http.StatusUnauthorized, views.Login(form), nil)
 	}
 	if err != nil {
-		return err
+		// The password was not checked: the attempt does not count.
+		_ = a.Throttle.Release(context.WithoutCancel(ctx), attempt)
+		return a.authRefused(c, err, &form, views.Login, "err.throttled")
 	}
-	if err := a.Throttle.Succeed(ctx, form.Email); err != nil {
+	if err := a.Throttle.Succeed(ctx, attempt); err != nil {
 		return err
 	}
 	if err := a.signIn(c, u); err != nil {

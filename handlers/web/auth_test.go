@@ -20,16 +20,16 @@ func countUsers(t *testing.T, s *apptest.Server) int64 {
 
 func TestSignupRejectsBadInputAndCreatesNothing(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "taken@example.com", "password-1", "FREE")
+	s.User(t, "taken@example.com", "pass-phrase-1", "FREE")
 	tests := []struct {
 		name, fullName, email, password, want string
 	}{
-		{"existing email in another case", "Ana", "TAKEN@Example.com", "password-1", "already exists"},
-		{"invalid email", "Ana", "not-an-email", "password-1", "valid email"},
-		{"email without domain dot", "Ana", "ana@localhost", "password-1", "valid email"},
-		{"short password", "Ana", "ana@example.com", "short", "at least 8"},
-		{"empty name", "   ", "ana@example.com", "password-1", "Enter your name"},
-		{"huge name", strings.Repeat("a", 5000), "ana@example.com", "password-1", "Enter your name"},
+		{"existing email in another case", "Ana", "TAKEN@Example.com", "pass-phrase-1", "already exists"},
+		{"invalid email", "Ana", "not-an-email", "pass-phrase-1", "valid email"},
+		{"email without domain dot", "Ana", "ana@localhost", "pass-phrase-1", "valid email"},
+		{"short password", "Ana", "ana@example.com", "short", "at least 10"},
+		{"empty name", "   ", "ana@example.com", "pass-phrase-1", "Enter your name"},
+		{"huge name", strings.Repeat("a", 5000), "ana@example.com", "pass-phrase-1", "Enter your name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestSignupMessageInSpanish(t *testing.T) {
 	s := apptest.New(t)
 	c := webtest.New(t, s.URL)
 	c.Lang = "es-ES,es;q=0.9"
-	p := c.Submit(c.Get("/signup"), `form[action="/signup"]`, map[string]string{"name": "Ana", "email": "x", "password": "password-1"})
+	p := c.Submit(c.Get("/signup"), `form[action="/signup"]`, map[string]string{"name": "Ana", "email": "x", "password": "pass-phrase-1"})
 	if msg := p.Text("#form-error"); !strings.Contains(msg, "correo válido") {
 		t.Errorf("Spanish message expected, got %q", msg)
 	}

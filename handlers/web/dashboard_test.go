@@ -45,8 +45,8 @@ func TestDashboardFigures(t *testing.T) {
 	// Monday 3 March 2025, 00:30 UTC: a new week, and the month began on Saturday.
 	now := time.Date(2025, 3, 3, 0, 30, 0, 0, time.UTC)
 	s := apptest.New(t, at(now))
-	u := s.User(t, "ana@example.com", "password-1", models.PlanFree)
-	c := s.SignIn(t, "ana@example.com", "password-1")
+	u := s.User(t, "ana@example.com", "pass-phrase-1", models.PlanFree)
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
 	vlan := lessonConv(t, s, u.ID, "vlan-basics", now)                    // module "Switching and VLANs"
 	subnet := lessonConv(t, s, u.ID, "subnetting", now)                   // module of the subnetting lesson
 	askAt(t, s, vlan, u.ID, 0, now.Add(-31*time.Minute))                  // 2 March 23:59: Sunday, last week; March
@@ -109,9 +109,9 @@ func TestDashboardFigures(t *testing.T) {
 func TestDashboardHistoryLoadMore(t *testing.T) {
 	now := time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)
 	s := apptest.New(t, at(now))
-	u := s.User(t, "ana@example.com", "password-1", models.PlanPro)
-	other := s.User(t, "bob@example.com", "password-1", models.PlanPro)
-	c := s.SignIn(t, "ana@example.com", "password-1")
+	u := s.User(t, "ana@example.com", "pass-phrase-1", models.PlanPro)
+	other := s.User(t, "bob@example.com", "pass-phrase-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
 	var ids []string // newest first
 	for i := range 25 {
 		ids = append(ids, lessonConv(t, s, u.ID, "vlan-basics", now.Add(-time.Duration(i)*time.Hour)))
@@ -170,8 +170,8 @@ func TestDashboardHistoryLoadMore(t *testing.T) {
 
 func TestUpgradePageListsPlans(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "ana@example.com", "password-1", models.PlanFree)
-	c := s.SignIn(t, "ana@example.com", "password-1")
+	s.User(t, "ana@example.com", "pass-phrase-1", models.PlanFree)
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
 	p := c.Get("/upgrade")
 	if p.Status != 200 || p.Doc.Find("#plans tbody tr").Length() != len(models.Plans) {
 		t.Fatalf("status %d, %d plans", p.Status, p.Doc.Find("#plans tbody tr").Length())

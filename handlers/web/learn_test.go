@@ -55,12 +55,12 @@ func importFiles(t testing.TB, s *apptest.Server, files map[string]string) {
 
 func TestNotFoundPagesInTheUsersLanguage(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "en@example.com", "password-1", "FREE")
-	es := s.User(t, "es@example.com", "password-1", "FREE")
+	s.User(t, "en@example.com", "pass-phrase-1", "FREE")
+	es := s.User(t, "es@example.com", "pass-phrase-1", "FREE")
 	if err := s.App.Users.SetLocale(context.Background(), es.ID, "es"); err != nil {
 		t.Fatal(err)
 	}
-	s.User(t, "none@example.com", "password-1", "FREE") // no stored locale: Accept-Language decides
+	s.User(t, "none@example.com", "pass-phrase-1", "FREE") // no stored locale: Accept-Language decides
 
 	clients := []struct {
 		name, email, acceptLanguage, wantTitle, wantLang string
@@ -78,7 +78,7 @@ func TestNotFoundPagesInTheUsersLanguage(t *testing.T) {
 		{"unknown nested route", "/learn/networking/vlan-basics/extra"},
 	}
 	for _, cl := range clients {
-		c := s.SignIn(t, cl.email, "password-1")
+		c := s.SignIn(t, cl.email, "pass-phrase-1")
 		c.Lang = cl.acceptLanguage
 		for _, u := range urls {
 			t.Run(cl.name+"/"+u.name, func(t *testing.T) {
@@ -120,8 +120,8 @@ func TestNotFoundPagesInTheUsersLanguage(t *testing.T) {
 
 func TestLessonNeighbours(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "ana@example.com", "password-1", "FREE")
-	c := s.SignIn(t, "ana@example.com", "password-1")
+	s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
 	tests := []struct {
 		name, url          string
 		prevHref, prevText string // empty: no link
@@ -167,8 +167,8 @@ func TestLessonNeighbours(t *testing.T) {
 // the path and the site have.
 func TestLessonPageStatementsDoNotGrowWithLessons(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "ana@example.com", "password-1", "FREE")
-	c := s.SignIn(t, "ana@example.com", "password-1")
+	s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
 	const url = "/learn/go-basics/go-concurrency"
 	count := func() int64 {
 		t.Helper()
@@ -217,8 +217,8 @@ func TestLessonPageStatementsDoNotGrowWithLessons(t *testing.T) {
 
 func TestLessonMarkdownIsRenderedAndInert(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "ana@example.com", "password-1", "FREE")
-	c := s.SignIn(t, "ana@example.com", "password-1")
+	s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
 	importFiles(t, s, map[string]string{"evil.md": `---
 kind: lesson
 id: evil-lesson

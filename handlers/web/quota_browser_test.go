@@ -26,11 +26,11 @@ func browserSignIn(b *browser.Browser, s *apptest.Server, email, password string
 // SUPER_ADMIN upgrades them on /admin/users; the student asks again.
 func TestBrowserQuotaJourney(t *testing.T) {
 	s := apptest.New(t, fastTutor)
-	student := s.User(t, "frida@example.com", "password-1", models.PlanFree)
-	s.User(t, "root@example.com", "password-1", models.PlanSuperAdmin)
+	student := s.User(t, "frida@example.com", "pass-phrase-1", models.PlanFree)
+	s.User(t, "root@example.com", "pass-phrase-1", models.PlanSuperAdmin)
 
 	b := browser.New(t)
-	browserSignIn(b, s, "frida@example.com", "password-1")
+	browserSignIn(b, s, "frida@example.com", "pass-phrase-1")
 	b.Navigate(s.URL + "/chat")
 	b.ClickAndWait("#new-conversation")
 	cid := strings.TrimPrefix(b.Path(), "/chat/")
@@ -55,7 +55,7 @@ func TestBrowserQuotaJourney(t *testing.T) {
 	}
 
 	admin := browser.New(t)
-	browserSignIn(admin, s, "root@example.com", "password-1")
+	browserSignIn(admin, s, "root@example.com", "pass-phrase-1")
 	admin.Navigate(s.URL + "/admin/users?q=frida")
 	admin.WaitVisible("#u-" + student.ID)
 	if err := chromedp.Do(admin.Ctx, chromedp.SetValue(chromedp.CSS("#plan-"+student.ID), "PRO")); err != nil {

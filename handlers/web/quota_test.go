@@ -51,8 +51,8 @@ func htmxAsk(c *webtest.Client, csrf, cid, q string) (int, string, error) {
 
 func TestQuotaRaceAdmitsExactlyTheLimit(t *testing.T) {
 	s := apptest.New(t, fastTutor)
-	u := s.User(t, "free@example.com", "password-1", models.PlanFree)
-	c := s.SignIn(t, "free@example.com", "password-1")
+	u := s.User(t, "free@example.com", "pass-phrase-1", models.PlanFree)
+	c := s.SignIn(t, "free@example.com", "pass-phrase-1")
 	csrf := c.Get("/learn").CSRF()
 	threads := []string{quotaThread(t, c), quotaThread(t, c), quotaThread(t, c)}
 	_, raw, err := s.App.Tokens.Create(context.Background(), u.ID, "race")
@@ -121,8 +121,8 @@ func TestQuotaRaceAdmitsExactlyTheLimit(t *testing.T) {
 
 func TestQuotaLimitScreensAndServerRefusal(t *testing.T) {
 	s := apptest.New(t, fastTutor)
-	u := s.User(t, "free@example.com", "password-1", models.PlanFree)
-	c := s.SignIn(t, "free@example.com", "password-1")
+	u := s.User(t, "free@example.com", "pass-phrase-1", models.PlanFree)
+	c := s.SignIn(t, "free@example.com", "pass-phrase-1")
 	cid := quotaThread(t, c)
 	s.DB.Exec(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 3)`, u.ID, models.Period(time.Now()))
 
@@ -159,8 +159,8 @@ func TestQuotaMonthRollover(t *testing.T) {
 	last := time.Date(2025, 1, 31, 23, 59, 59, 0, time.UTC)
 	clock.Store(&last)
 	s := apptest.New(t, fastTutor, func(c *tutor.Config) { c.Now = func() time.Time { return *clock.Load() } })
-	u := s.User(t, "free@example.com", "password-1", models.PlanFree)
-	c := s.SignIn(t, "free@example.com", "password-1")
+	u := s.User(t, "free@example.com", "pass-phrase-1", models.PlanFree)
+	c := s.SignIn(t, "free@example.com", "pass-phrase-1")
 	cid := quotaThread(t, c)
 	csrf := c.Get("/learn").CSRF()
 	s.DB.Exec(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, '2025-01-01', 2)`, u.ID)
@@ -210,8 +210,8 @@ func TestUsageBarColourThresholds(t *testing.T) {
 	}
 
 	s := apptest.New(t)
-	u := s.User(t, "starter@example.com", "password-1", models.PlanStarter)
-	c := s.SignIn(t, "starter@example.com", "password-1")
+	u := s.User(t, "starter@example.com", "pass-phrase-1", models.PlanStarter)
+	c := s.SignIn(t, "starter@example.com", "pass-phrase-1")
 	cid := quotaThread(t, c)
 	for used, want := range map[int]string{31: "green", 32: "amber", 37: "amber", 38: "red"} {
 		s.DB.Exec(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, ?)
@@ -222,8 +222,8 @@ func TestUsageBarColourThresholds(t *testing.T) {
 		}
 	}
 	// Unlimited plans have no bar.
-	s.User(t, "pro@example.com", "password-1", models.PlanPro)
-	pc := s.SignIn(t, "pro@example.com", "password-1")
+	s.User(t, "pro@example.com", "pass-phrase-1", models.PlanPro)
+	pc := s.SignIn(t, "pro@example.com", "pass-phrase-1")
 	if pc.Get("/chat/"+quotaThread(t, pc)).Doc.Find("#usage").Length() != 0 {
 		t.Error("a PRO user sees a usage bar")
 	}

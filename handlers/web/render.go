@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/i18n"
 	"aula/views"
 )
@@ -63,6 +64,9 @@ func (a *App) ErrorPage(c echo.Context, status int, message string) error {
 	} else if c.Get(ctxSession) == nil {
 		r := c.Request()
 		c.SetRequest(r.WithContext(i18n.WithLang(r.Context(), i18n.Negotiate(r.Header.Get("Accept-Language")))))
+	}
+	if message == handlers.BadTextMessage {
+		message = i18n.T(c.Request().Context(), message)
 	}
 	return a.render(c, status, views.ErrorPage(status, message), views.ErrorBox(status, message))
 }

@@ -22,7 +22,10 @@ const sessionUserKey = "uid"
 
 // SessionStore is a gorilla/sessions store whose cookie carries only a
 // signed session id; the values live in PostgreSQL (models.Sessions), so
-// deleting the row revokes the session on every process.
+// deleting the row revokes the session on every process. A visitor who is
+// not signed in has nothing worth a row (a CSRF token, a language): their
+// few string values travel in the signed cookie itself, so anonymous
+// traffic (every GET /login, every 404) writes nothing to the database.
 type SessionStore struct {
 	rows   *models.Sessions
 	codecs []securecookie.Codec
@@ -60,6 +63,14 @@ func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, err
 	if err != nil {
 		return sess, nil
 	}
+	var payload cookiePayload
+	if err := securecookie.DecodeMulti(name, c.Value, &payload, s.codecs...); err == nil {
+		for k, v := range payload.Values {
+			sess.Values[k] = v
+		}
+		sess.IsNew = false
+		return sess, nil
+	}
 	var id string
 	if err := securecookie.DecodeMulti(name, c.Value, &id, s.codecs...); err != nil {
 		return sess, nil
@@ -91,6 +102,9 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 		http.SetCookie(w, sessions.NewCookie(sess.Name(), "", sess.Options))
 		return nil
 	}
+	if saveInCookie(w, sess, s.codecs) {
+		return nil
+	}
 	if sess.ID == "" {
 		sess.ID = newSessionID()
 	}
@@ -109,6 +123,39 @@ func (s *SessionStore) Save(r *http.Request, w http.ResponseWriter, sess *sessio
 	}
 	http.SetCookie(w, sessions.NewCookie(sess.Name(), encoded, sess.Options))
 	return nil
+}
+
+// cookiePayload is the cookie of a session without a row: its values.
+type cookiePayload struct {
+	Values map[string]string
+}
+
+// maxCookieSession is the largest cookie a rowless session may set; beyond
+// it the values go to a row (browsers refuse cookies over 4 KB).
+const maxCookieSession = 3072
+
+// saveInCookie stores an anonymous session (no user, no row yet, string
+// values only) in its signed cookie, and reports whether it did; otherwise
+// the session needs a row.
+func saveInCookie(w http.ResponseWriter, sess *sessions.Session, codecs []securecookie.Codec) bool {
+	if sess.ID != "" {
+		return false
+	}
+	payload := cookiePayload{Values: make(map[string]string, len(sess.Values))}
+	for k, v := range sess.Values {
+		ks, ok1 := k.(string)
+		vs, ok2 := v.(string)
+		if !ok1 || !ok2 || ks == sessionUserKey {
+			return false
+		}
+		payload.Values[ks] = vs
+	}
+	encoded, err := securecookie.EncodeMulti(sess.Name(), payload, codecs...)
+	if err != nil || len(encoded) > maxCookieSession {
+		return false
+	}
+	http.SetCookie(w, sessions.NewCookie(sess.Name(), encoded, sess.Options))
+	return true
 }
 
 // Renew deletes the session's row and gives it a fresh id, keeping its

@@ -73,8 +73,8 @@ func TestSettingsTokensLifecycle(t *testing.T) {
 
 func TestSettingsSpanish(t *testing.T) {
 	s := apptest.New(t)
-	s.User(t, "es@example.com", "es-pass-1", models.PlanStarter)
-	c := s.SignIn(t, "es@example.com", "es-pass-1")
+	s.User(t, "es@example.com", "es-pass-word-1", models.PlanStarter)
+	c := s.SignIn(t, "es@example.com", "es-pass-word-1")
 	c.Lang = "es"
 	p := c.Get("/settings")
 	p = c.Submit(p, `form[action="/settings/tokens"]`, map[string]string{"name": "portátil"})

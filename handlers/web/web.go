@@ -21,10 +21,12 @@ import (
 
 // App holds every dependency of the site; cmd/aula builds it with New.
 type App struct {
-	DB            *gorm.DB
-	Users         *models.Users
-	Sessions      *SessionStore
-	Throttle      *models.LoginThrottle
+	DB       *gorm.DB
+	Users    *models.Users
+	Sessions *SessionStore
+	Throttle *models.LoginThrottle
+	// Signups limits how many accounts one address creates.
+	Signups       *models.SignupThrottle
 	Content       *models.Content
 	Conversations *models.Conversations
 	Messages      *models.Messages
@@ -54,11 +56,16 @@ type App struct {
 // New builds the site's dependencies on one database: every store, the
 // session store signing with sessionKey, and the tutor service.
 func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m *handlers.Metrics) *App {
+	// Sign-in, sign-up and password changes share one bound on the
+	// memory-hungry password hashing.
+	users := models.NewUsers(db)
+	users.Hashing = models.NewDefaultHashing()
 	return &App{
 		DB:            db,
-		Users:         models.NewUsers(db),
+		Users:         users,
 		Sessions:      NewSessionStore(models.NewSessions(db), sessionKey),
 		Throttle:      models.NewLoginThrottle(db),
+		Signups:       models.NewSignupThrottle(db),
 		Content:       models.NewContent(db),
 		Conversations: models.NewConversations(db),
 		Messages:      models.NewMessages(db),
@@ -83,8 +90,9 @@ const sessionName = "aula_session"
 
 // Routes registers every page and fragment of the site.
 func (a *App) Routes(e *echo.Echo) {
-	// Everything else is a page of the site: it has a session, a language and CSRF checks.
-	site := e.Group("", a.loadSession, a.checkCSRF)
+	// Everything else is a page of the site: it has a session, a language and
+	// CSRF checks, and is nobody's but its reader's to keep (no-store).
+	site := e.Group("", handlers.NoStore, a.loadSession, a.checkCSRF)
 	site.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/learn") })
 	site.GET("/signup", a.signupForm)
 	site.POST("/signup", a.signup)

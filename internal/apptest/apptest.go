@@ -65,7 +65,7 @@ func New(t testing.TB, opts ...func(*tutor.Config)) *Server {
 	s.App = web.New(db.DB, svc, []byte("test-session-key-0123456789abcdef"), log, metrics)
 	s.Handler = handlers.New(&handlers.Server{DB: db.DB, Tutor: svc, Log: log, Static: static.FS,
 		AssetVersion: s.App.AssetVersion, Metrics: metrics, Pages: s.App},
-		s.App, api.New(db.DB, svc), mcp.New(db.DB, svc))
+		s.App, api.New(db.DB, svc), mcp.New(db.DB, svc, log))
 	hs := httptest.NewServer(s.Handler)
 	t.Cleanup(hs.Close)
 	s.URL = hs.URL

@@ -168,7 +168,7 @@ func start(t testing.TB, environ []string, names ...string) []*proc {
 	for i, name := range names {
 		p := &proc{name: name, log: &syncBuffer{}, done: make(chan struct{})}
 		p.cmd = exec.Command(binary, "serve")
-		p.cmd.Env = append(append([]string{}, environ...), "AULA_INSTANCE_ID=aula-"+name)
+		p.cmd.Env = append(append([]string{}, environ...), "AULA_INSTANCE_ID=aula-"+name, "AULA_TRUSTED_PROXIES=127.0.0.1/32")
 		p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 		if err := p.cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -234,6 +234,10 @@ type browser struct {
 	csrf    string
 	hc      *http.Client
 	counter *countingRequests // optional: the load scenario's request count
+	// addr, when set, is the client address the browser claims through the
+	// processes' trusted proxy (the loopback): the load scenario's
+	// students come from many addresses, as behind a real load balancer.
+	addr string
 }
 
 // countingRequests counts the HTTP requests of many browsers.
@@ -269,6 +273,9 @@ func (b *browser) do(ctx context.Context, method, u string, form url.Values, hdr
 	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
+	}
+	if b.addr != "" {
+		req.Header.Set("X-Forwarded-For", b.addr)
 	}
 	b.mu.Lock()
 	for _, c := range b.cookies {

@@ -55,6 +55,7 @@ func loadScenario(t testing.TB, procs []*proc, db *sql.DB, o loadOptions) *loadR
 		wg.Go(func() {
 			br := newBrowser()
 			br.counter = &requests
+			br.addr = fmt.Sprintf("198.18.%d.%d", i/250, i%250+1)
 			n := len(procs)
 			email := fmt.Sprintf("load-%d-%s@aula.test", i, suffix)
 			br.signup(t, procs[i%n].base, fmt.Sprintf("Load %d", i), email, "load-pass-1")
