@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -85,6 +86,9 @@ func TestLayoutChatFollows(t *testing.T) {
 func chatStreamFollows(t *testing.T, b *browser.Browser, st *stepper, size string) {
 	t.Helper()
 	mid := sendQ(b, "stream please", false)
+	if role := eval[string](b, fmt.Sprintf(`document.getElementById('slow-%s').getAttribute('role')`, mid)); role != "status" {
+		b.Errorf("the slow-answer notice has role %q, want status (a live region)", role)
+	}
 	for range 12 {
 		st.step <- struct{}{}
 	}
@@ -231,5 +235,39 @@ func TestLayoutScreens(t *testing.T) {
 				b.Shot(shotsDir(), sc.name+"-"+size.name+"-"+sch)
 			}
 		}
+	}
+}
+
+// Without JavaScript on a phone: the empty /chat's input asks and opens the
+// new thread with its answer, the style switch is a post that comes back,
+// and ☰ opens the thread list (a :target drawer).
+func TestLayoutChatWithoutJavaScript(t *testing.T) {
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: echoAnswer}))
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	b := browser.New(t, browser.WithoutJavaScript())
+	b.Viewport(browser.Phone, true)
+	signIn(b, s, "ana@example.com", "a-long-password-1")
+	b.Navigate(s.URL + "/chat")
+	if err := chromedp.Do(b.Ctx, chromedp.SendKeys(chromedp.CSS("#q"), "first question")); err != nil {
+		b.Fatalf("type: %v", err)
+	}
+	b.ClickAndWait("#send")
+	if !strings.HasPrefix(b.Path(), "/chat/") || b.Text("#messages article.user .msg-body") != "first question" {
+		b.Fatalf("the first question led to %s showing %q", b.Path(), b.Text("#messages article.user .msg-body"))
+	}
+	if got := b.Text("#messages article[data-role=assistant] .msg-body"); got != "Answer to: first question. Earlier: ." {
+		b.Errorf("the new thread's answer shows %q", got)
+	}
+	b.ClickAndWait(`button[data-style="guide"]`)
+	if p, _ := b.Attr(`button[data-style="guide"]`, "aria-pressed"); p != "true" {
+		b.Errorf("after switching without JavaScript guide is aria-pressed=%q", p)
+	}
+	b.Click(".threads-toggle")
+	// Without JavaScript chromedp cannot poll inside the page: poll from here.
+	for deadline := time.Now().Add(browser.StepTimeout); eval[float64](b, `document.getElementById('threads-pane').getBoundingClientRect().left`) != 0; {
+		if time.Now().After(deadline) {
+			b.Fatalf("☰ did not open the thread list without JavaScript")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
