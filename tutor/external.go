@@ -52,6 +52,6 @@ func withSeed(h History, seed []Turn, tokenBudget int) History {
 	for i := len(seed) - 1; i >= 0; i-- {
 		recent = append(recent, models.Message{Role: seed[i].Role, Content: seed[i].Content, Status: models.StatusComplete})
 	}
-	turns := windowTurns(recent, tokenBudget)
-	return History{Turns: turns, Omitted: len(recent) - len(turns), Recent: recent}
+	turns, clipped := windowTurns(recent, tokenBudget)
+	return History{Turns: turns, Omitted: len(recent) - len(turns), Clipped: clipped, Recent: recent}
 }

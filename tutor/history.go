@@ -18,21 +18,41 @@ const (
 type History struct {
 	Turns   []Turn           // oldest first, as the model receives them
 	Omitted int              // eligible older turns left out by the window or the budget
+	Clipped []ClippedTurn    // turns sent shortened to fit the budget
 	Recent  []models.Message // the eligible turns read, newest first (condensation, guide state)
 }
 
+// ClippedTurn is a turn of the history sent with its middle left out.
+type ClippedTurn struct {
+	Turn int    `json:"turn"` // its index among the turns sent, oldest first
+	Role string `json:"role"`
+	Left int    `json:"left"` // characters left out
+}
+
+// messageOverhead is what a message costs a chat model beyond its text
+// (role and separators), in tokens.
+const messageOverhead = 4
+
+// minClipTokens is the least room worth filling with a clipped turn once
+// the budget runs out: less would keep only the marker.
+const minClipTokens = 32
+
 // EstimateTokens approximates a token count as one token per four
-// characters: the history budget uses it, and so does the usage of a
-// provider that reports none.
+// characters (not bytes: "ñ" is one character): the history budget uses
+// it, and so does the usage of a provider that reports none.
 func EstimateTokens(s string) int {
 	return (utf8.RuneCountInString(s) + 3) / 4
 }
 
-// estimateUsage is the usage of an answer to req as EstimateTokens counts it.
+// TurnTokens is what one message of a conversation costs, the one
+// estimate the history window and the estimated usage share.
+func TurnTokens(t Turn) int { return EstimateTokens(t.Content) + messageOverhead }
+
+// estimateUsage is the usage of an answer to req as TurnTokens counts it.
 func estimateUsage(req Request, answer string) Usage {
-	in := EstimateTokens(req.System) + EstimateTokens(req.Question)
+	in := EstimateTokens(req.System) + TurnTokens(Turn{Content: req.Question})
 	for _, t := range req.History {
-		in += EstimateTokens(t.Content)
+		in += TurnTokens(t)
 	}
 	return Usage{TokensIn: in, TokensOut: EstimateTokens(answer)}
 }
@@ -53,30 +73,107 @@ func LoadHistory(ctx context.Context, msgs *models.Messages, userID, conversatio
 	if err != nil {
 		return History{}, fmt.Errorf("load history: %w", err)
 	}
-	turns := windowTurns(recent, tokenBudget)
-	return History{Turns: turns, Omitted: total - len(turns), Recent: recent}, nil
+	turns, clipped := windowTurns(recent, tokenBudget)
+	return History{Turns: turns, Omitted: total - len(turns), Clipped: clipped, Recent: recent}, nil
 }
 
-// windowTurns keeps the newest turns (given newest first) that fit the
-// budget and returns them oldest first, starting with a user turn since
-// some providers reject a conversation that opens with the assistant.
-func windowTurns(newestFirst []models.Message, tokenBudget int) []Turn {
-	n, used := 0, 0
-	for _, m := range newestFirst {
-		t := EstimateTokens(m.Content)
-		if used+t > tokenBudget {
+// windowTurns fits the turns (given newest first) into the budget and
+// returns them oldest first, starting with a user turn since some
+// providers reject a conversation that opens with the assistant. When all
+// do not fit, the longest are clipped to one common size, the largest that
+// lets everything in; when even a quarter of the budget each is too much,
+// the newest turns go in (the latest exchange always does) and the first
+// that no longer fits is clipped into the room left, ending the window.
+// A long turn therefore never wipes the memory.
+func windowTurns(newestFirst []models.Message, tokenBudget int) ([]Turn, []ClippedTurn) {
+	cost := make([]int, len(newestFirst))
+	for i, m := range newestFirst {
+		cost[i] = TurnTokens(Turn{Content: m.Content})
+	}
+	limit := clipSize(cost, tokenBudget)
+	type kept struct {
+		m     models.Message
+		limit int
+	}
+	var take []kept
+	used := 0
+	for i, m := range newestFirst {
+		c := min(cost[i], limit)
+		if used+c > tokenBudget {
+			if room := tokenBudget - used; room >= minClipTokens {
+				take = append(take, kept{m, room})
+			}
 			break
 		}
-		used += t
-		n++
+		used += c
+		take = append(take, kept{m, c})
 	}
-	turns := make([]Turn, 0, n)
-	for i := n - 1; i >= 0; i-- {
-		m := newestFirst[i]
-		if len(turns) == 0 && m.Role != models.RoleUser {
+	turns := make([]Turn, 0, len(take))
+	var clipped []ClippedTurn
+	for i := len(take) - 1; i >= 0; i-- {
+		k := take[i]
+		if len(turns) == 0 && k.m.Role != models.RoleUser {
 			continue
 		}
-		turns = append(turns, Turn{Role: m.Role, Content: m.Content})
+		text, left := clipMiddle(k.m.Content, (k.limit-messageOverhead)*4)
+		if left > 0 {
+			clipped = append(clipped, ClippedTurn{Turn: len(turns), Role: k.m.Role, Left: left})
+		}
+		turns = append(turns, Turn{Role: k.m.Role, Content: text})
 	}
-	return turns
+	return turns, clipped
 }
+
+// clipSize is the most tokens a turn may take: unlimited when all fit,
+// else the largest common cap under which all fit, but never under a
+// quarter of the budget (then older turns give way instead).
+func clipSize(cost []int, budget int) int {
+	sum, most := 0, 0
+	for _, c := range cost {
+		sum += c
+		most = max(most, c)
+	}
+	if sum <= budget {
+		return most
+	}
+	fits := func(limit int) bool {
+		s := 0
+		for _, c := range cost {
+			s += min(c, limit)
+		}
+		return s <= budget
+	}
+	lo, hi := budget/4, most // fits(hi) is false
+	if !fits(lo) {
+		return lo
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// clipMiddle keeps s within n characters by leaving out its middle: the
+// head (usually the question) and the tail (usually the conclusion) stay,
+// with a visible marker saying how much is missing. It returns the text
+// and how many characters were left out.
+func clipMiddle(s string, n int) (string, int) {
+	r := []rune(s)
+	if len(r) <= n {
+		return s, 0
+	}
+	// The marker is sized for the longest count it can hold, so the
+	// result never exceeds n.
+	keep := max(n-utf8.RuneCountInString(clipMarker(len(r))), 2)
+	head := (keep + 1) / 2
+	left := len(r) - keep
+	return string(r[:head]) + clipMarker(left) + string(r[len(r)-(keep-head):]), left
+}
+
+// clipMarker stands where a clipped turn's middle was.
+func clipMarker(left int) string { return fmt.Sprintf("\n[… %d characters left out …]\n", left) }

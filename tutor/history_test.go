@@ -118,8 +118,107 @@ func TestWindowTurnsStartsWithUser(t *testing.T) {
 		{Role: models.RoleUser, Content: strings.Repeat("u", 40)},
 		{Role: models.RoleAssistant, Content: strings.Repeat("b", 40)},
 	}
-	got := windowTurns(newest, 30) // all three fit; the oldest is an answer
+	got, _ := windowTurns(newest, 50) // all three fit; the oldest is an answer
 	if len(got) != 2 || got[0].Role != models.RoleUser {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// TestHistoryLongTurnIsClipped: a short question, then one of 3,900 "ñ"
+// with a long answer, then a follow-up about the first message. The model
+// must still receive the first exchange; the long turns go in clipped
+// (head and tail, a visible marker) and the receipt says which.
+func TestHistoryLongTurnIsClipped(t *testing.T) {
+	f := newFixture(t)
+	u := f.user(models.PlanPro)
+	c := f.conv(u, models.ModeTutor, "", "")
+	long := map[string]string{
+		"user":      "Start " + strings.Repeat("ñ", 3900) + " end",
+		"assistant": "Begin " + strings.Repeat("x", 9000) + " finish",
+	}
+	f.seedTurns(u, c, 2, func(i int, role string) string {
+		if i == 0 {
+			return map[string]string{"user": "I am studying VLANs on Cisco switches.", "assistant": "Great, ask away."}[role]
+		}
+		return long[role]
+	}, nil)
+	m := f.ask(u, c, "What was I studying in my first message?")
+	req := f.prov.last(t)
+	if len(req.History) != 4 || req.History[0].Content != "I am studying VLANs on Cisco switches." {
+		t.Fatalf("history: %d turns %+v; want the 4 turns starting with the first question", len(req.History), req.History)
+	}
+	total := 0
+	if req.History[2].Content != long["user"] {
+		t.Fatal("the long question fits once the longer answer is clipped, and should go whole")
+	}
+	if a := req.History[3].Content; !strings.Contains(a, "characters left out …]") ||
+		!strings.HasPrefix(a, "Begin ") || !strings.HasSuffix(a, " finish") {
+		t.Fatal("the long answer is not clipped to its head and tail with a marker")
+	}
+	for _, h := range req.History {
+		total += TurnTokens(h)
+	}
+	if total > DefaultHistoryTokens {
+		t.Fatalf("history takes %d tokens, over the budget of %d", total, DefaultHistoryTokens)
+	}
+	r := ParseReceipt(m.Metadata)
+	if r.TurnsSent != 4 || len(r.Clipped) != 1 || r.Clipped[0].Turn != 3 || r.Clipped[0].Left == 0 {
+		t.Fatalf("receipt: sent %d clipped %+v; want 4 sent, turn 3 clipped", r.TurnsSent, r.Clipped)
+	}
+}
+
+// TestWindowTurns: the newest exchange always goes in, earlier turns as
+// many as fit, an over-long one clipped rather than ending the memory;
+// tokens count characters, not bytes.
+func TestWindowTurns(t *testing.T) {
+	turn := func(role string, n int, r string) models.Message {
+		return models.Message{Role: role, Content: strings.Repeat(r, n)}
+	}
+	tests := []struct {
+		name    string
+		newest  []models.Message // newest first
+		budget  int
+		sent    int
+		clipped []int // indexes among the sent turns, oldest first
+	}{
+		{"all fit", []models.Message{turn("assistant", 40, "a"), turn("user", 40, "u")}, 100, 2, nil},
+		{"characters, not bytes", []models.Message{turn("assistant", 300, "ñ"), turn("user", 300, "ñ")}, 170, 2, nil},
+		{"newest exchange too long: clipped, never dropped",
+			[]models.Message{turn("assistant", 4000, "a"), turn("user", 4000, "u")}, 300, 2, []int{0, 1}},
+		{"long newest exchange leaves room for the earlier one",
+			[]models.Message{turn("assistant", 4000, "a"), turn("user", 4000, "u"), turn("assistant", 40, "b"), turn("user", 40, "v")},
+			600, 4, []int{2, 3}},
+		{"an over-long earlier turn is clipped, older ones still go in",
+			[]models.Message{turn("assistant", 40, "a"), turn("user", 40, "u"), turn("assistant", 4000, "b"),
+				turn("user", 40, "v"), turn("assistant", 40, "c"), turn("user", 40, "w")}, 400, 6, []int{3}},
+		{"the budget ends the memory at a whole exchange", func() []models.Message {
+			var ms []models.Message
+			for range 5 {
+				ms = append(ms, turn("assistant", 40, "a"), turn("user", 40, "u"))
+			}
+			return ms
+		}(), 100, 6, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, clipped := windowTurns(tt.newest, tt.budget)
+			if len(got) != tt.sent {
+				t.Fatalf("sent %d turns, want %d", len(got), tt.sent)
+			}
+			used := 0
+			for _, g := range got {
+				used += TurnTokens(g)
+			}
+			if used > tt.budget {
+				t.Fatalf("%d tokens over the budget %d", used, tt.budget)
+			}
+			var idx []int
+			for _, c := range clipped {
+				idx = append(idx, c.Turn)
+			}
+			if fmt.Sprint(idx) != fmt.Sprint(tt.clipped) {
+				t.Fatalf("clipped %v, want %v", idx, tt.clipped)
+			}
+		})
 	}
 }

@@ -22,15 +22,17 @@ type Receipt struct {
 	CondenseMethod string     `json:"condenseMethod,omitempty"` // none, keyword or model
 	TurnsSent      int        `json:"turnsSent"`
 	TurnsOmitted   int        `json:"turnsOmitted"` // eligible earlier turns left out
-	Lang           string     `json:"lang"`
-	Style          string     `json:"style"`
-	HintLevel      int        `json:"hintLevel,omitempty"`
-	FullAnswer     bool       `json:"fullAnswer,omitempty"`
-	Mode           string     `json:"mode"`
-	LessonID       string     `json:"lessonId,omitempty"`
-	LessonWhole    bool       `json:"lessonWhole,omitempty"`
-	Truncated      bool       `json:"truncated,omitempty"`
-	Error          string     `json:"error,omitempty"`
+	// Clipped are the turns sent shortened to fit the memory's budget.
+	Clipped     []ClippedTurn `json:"clipped,omitempty"`
+	Lang        string        `json:"lang"`
+	Style       string        `json:"style"`
+	HintLevel   int           `json:"hintLevel,omitempty"`
+	FullAnswer  bool          `json:"fullAnswer,omitempty"`
+	Mode        string        `json:"mode"`
+	LessonID    string        `json:"lessonId,omitempty"`
+	LessonWhole bool          `json:"lessonWhole,omitempty"`
+	Truncated   bool          `json:"truncated,omitempty"`
+	Error       string        `json:"error,omitempty"`
 }
 
 // ParseReceipt decodes an answer's metadata; an empty or foreign value gives a zero Receipt.

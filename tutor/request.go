@@ -41,7 +41,7 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 		in.Lesson = l
 	}
 	p := BuildPrompt(in)
-	r := Receipt{RetrievalQuery: query, CondenseMethod: method, TurnsSent: len(hist.Turns), TurnsOmitted: hist.Omitted,
+	r := Receipt{RetrievalQuery: query, CondenseMethod: method, TurnsSent: len(hist.Turns), TurnsOmitted: hist.Omitted, Clipped: hist.Clipped,
 		Lang: lang, Style: conv.Style, Mode: conv.Mode, HintLevel: guide.HintLevel, FullAnswer: guide.FullAnswer,
 		Citations: citations(p.Sources)}
 	if in.Lesson != nil {

@@ -35,7 +35,15 @@ type ReceiptView struct {
 	Citations    []CitationView
 	TurnsSent    int
 	TurnsOmitted int
+	Clipped      []ClippedView // earlier messages sent shortened
 	Style, Lang  string
+}
+
+// ClippedView is an earlier message the tutor received shortened.
+type ClippedView struct {
+	Turn   int  // 1-based among the messages remembered
+	Answer bool // an answer (else a question)
+	Left   int  // characters left out
 }
 
 // CitationView is one cited lesson section or help article.

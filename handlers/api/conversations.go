@@ -55,6 +55,14 @@ type receiptJSON struct {
 	Lang            string         `json:"lang"`
 	Style           string         `json:"style"`
 	TurnsRemembered int            `json:"turnsRemembered"`
+	TurnsClipped    []clippedJSON  `json:"turnsClipped"`
+}
+
+// clippedJSON is a remembered turn sent shortened to fit the budget.
+type clippedJSON struct {
+	Turn              int    `json:"turn"` // 0-based among the turns remembered, oldest first
+	Role              string `json:"role"`
+	CharactersLeftOut int    `json:"charactersLeftOut"`
 }
 
 type citationJSON struct {
@@ -75,7 +83,11 @@ func toMessageJSON(m models.Message) messageJSON {
 		Model: m.Model, LatencyMs: m.LatencyMs, CreatedAt: m.CreatedAt, CompletedAt: m.CompletedAt}
 	if m.Role == models.RoleAssistant && m.Status != models.StatusStreaming {
 		r := tutor.ParseReceipt(m.Metadata)
-		rj := &receiptJSON{Citations: []citationJSON{}, Lang: r.Lang, Style: r.Style, TurnsRemembered: r.TurnsSent}
+		rj := &receiptJSON{Citations: []citationJSON{}, Lang: r.Lang, Style: r.Style, TurnsRemembered: r.TurnsSent,
+			TurnsClipped: []clippedJSON{}}
+		for _, c := range r.Clipped {
+			rj.TurnsClipped = append(rj.TurnsClipped, clippedJSON{Turn: c.Turn, Role: c.Role, CharactersLeftOut: c.Left})
+		}
 		for _, c := range r.Citations {
 			rj.Citations = append(rj.Citations, citationJSON{LessonID: c.LessonID, Heading: c.Heading, Anchor: c.Anchor, Kind: c.Kind})
 		}

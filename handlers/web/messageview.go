@@ -82,6 +82,9 @@ func receiptView(r tutor.Receipt, hashes map[int64]string, paths map[string]stri
 	if rv.Style == "" {
 		rv.Style = models.StyleExplain
 	}
+	for _, c := range r.Clipped {
+		rv.Clipped = append(rv.Clipped, views.ClippedView{Turn: c.Turn + 1, Answer: c.Role == models.RoleAssistant, Left: c.Left})
+	}
 	seen := map[string]bool{}
 	for _, c := range r.Citations {
 		key := c.LessonID + "#" + c.Anchor
