@@ -1,8 +1,6 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"errors"
 	"net/http"
 	"net/url"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/models"
 	"aula/tutor"
 	"aula/views"

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"aula/handlers"
@@ -70,7 +69,7 @@ func (a *App) signup(c echo.Context) error {
 // now: too many attempts (429) or too many password hashes running (503),
 // both with Retry-After; throttled is the form's message for the first.
 // Any other error goes to the error handler.
-func (a *App) authRefused(c echo.Context, err error, form *views.AuthForm, page func(views.AuthForm) templ.Component, throttled string) error {
+func (a *App) authRefused(c echo.Context, err error, form *views.AuthForm, page func(views.AuthForm) views.Page, throttled string) error {
 	var te *models.ThrottleError
 	status, wait := 0, time.Duration(0)
 	switch {

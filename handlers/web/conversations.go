@@ -1,8 +1,6 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/models"
 	"aula/tutor"
 	"aula/views"
@@ -103,7 +102,7 @@ func (a *App) threadsPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.ThreadItems(items, more, moreHX), nil)
+	return a.fragment(c, http.StatusOK, views.ThreadItems(items, more, moreHX))
 }
 
 // threadList is the page of the user's thread list after ?after=, with the
@@ -193,7 +192,7 @@ func (a *App) setStyle(c echo.Context) error {
 	if isFragment(c) {
 		// HTMX swaps the switch in place: no reload, the draft and the
 		// scroll position stay, and its live region says what changed.
-		return a.render(c, http.StatusOK, views.StyleChanged(cid, c.FormValue("style"), c.FormValue("next")), nil)
+		return a.fragment(c, http.StatusOK, views.StyleChanged(cid, c.FormValue("style"), c.FormValue("next")))
 	}
 	return redirect(c, safeNext(c.FormValue("next"), "/chat/"+cid))
 }

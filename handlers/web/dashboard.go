@@ -1,14 +1,13 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"errors"
 	"net/http"
 	"net/url"
 
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/models"
 	"aula/views"
 )

@@ -1,10 +1,9 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/i18n"
 )
 

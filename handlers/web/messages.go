@@ -14,6 +14,7 @@ import (
 
 	"aula/attachment"
 	"aula/handlers"
+	"aula/handlers/htmx"
 	"aula/i18n"
 	"aula/models"
 	"aula/tutor"
@@ -62,11 +63,11 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) erro
 	if !isFragment(c) {
 		return a.waitAndRedirect(c, res.AssistantMessage.ID, returnURL(next, conv.ID, res.AssistantMessage.ID))
 	}
-	if c.Request().Header.Get("HX-Target") == "thread" {
+	if htmx.FromRequest(c.Request()).Target == "thread" {
 		// The empty assistant screen's first question made the thread: open it.
 		return redirect(c, "/chat/"+conv.ID)
 	}
-	if c.Request().Header.Get("HX-Target") == "tutor" {
+	if htmx.FromRequest(c.Request()).Target == "tutor" {
 		// The panel's first question created the session: the whole panel
 		// is drawn again around it, its forms now posting to the session.
 		return a.renderPanelFragment(c, next, &res.Conversation)
@@ -84,7 +85,7 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) erro
 		th := threadView(res.Conversation, &res.Conversation)
 		first = &th
 	}
-	return a.render(c, http.StatusOK, views.AskResponse(bubbles, usage, first), nil)
+	return a.fragment(c, http.StatusOK, views.AskResponse(bubbles, usage, first))
 }
 
 // questionView is the bubble of a question just asked, with its file.
@@ -102,9 +103,9 @@ func (a *App) questionView(ctx context.Context, userID string, m models.Message)
 // under the input for HTMX, or the page again for a plain post.
 func (a *App) askRefused(c echo.Context, conv *models.Conversation, next, content, msg string, status int) error {
 	if isFragment(c) {
-		c.Response().Header().Set("HX-Retarget", "#ask-error")
-		c.Response().Header().Set("HX-Reswap", "innerHTML")
-		return a.render(c, status, views.AskError(msg), nil)
+		c.Response().Header().Set(htmx.HeaderRetarget, "#ask-error")
+		c.Response().Header().Set(htmx.HeaderReswap, "innerHTML")
+		return a.fragment(c, status, views.AskError(msg))
 	}
 	form := views.AskForm{Content: content, Error: msg}
 	if next != "" {
@@ -117,9 +118,9 @@ func (a *App) askRefused(c echo.Context, conv *models.Conversation, next, conten
 func (a *App) quotaRefused(c echo.Context, conv *models.Conversation, next, content string, r *tutor.Refusal, status int) error {
 	if isFragment(c) {
 		qe := r.Quota
-		c.Response().Header().Set("HX-Retarget", "#ask-form")
-		c.Response().Header().Set("HX-Reswap", "outerHTML")
-		return a.render(c, status, views.LimitCTA(models.QuotaUsage{Plan: qe.Plan, Used: qe.Used, Limit: qe.Limit, ResetAt: qe.ResetAt}), nil)
+		c.Response().Header().Set(htmx.HeaderRetarget, "#ask-form")
+		c.Response().Header().Set(htmx.HeaderReswap, "outerHTML")
+		return a.fragment(c, status, views.LimitCTA(models.QuotaUsage{Plan: qe.Plan, Used: qe.Used, Limit: qe.Limit, ResetAt: qe.ResetAt}))
 	}
 	return a.askRefused(c, conv, next, content, refusalMessage(c, r), status)
 }
@@ -234,7 +235,7 @@ func (a *App) rate(c echo.Context) error {
 	if m.RatingReason != nil {
 		v.RatingReason = *m.RatingReason
 	}
-	return a.render(c, http.StatusOK, views.Rating(v), nil)
+	return a.fragment(c, http.StatusOK, views.Rating(v))
 }
 
 // cancel stops an answer being written; the partial text is kept.
@@ -270,8 +271,8 @@ func (a *App) retry(c echo.Context) error {
 		return a.waitAndRedirect(c, m.ID, backTo(c, m.ConversationID, m.ID))
 	}
 	inPanel := strings.HasPrefix(refererPath(c), "/learn/")
-	return a.render(c, http.StatusOK, views.Message(views.MessageView{ID: m.ID, Role: models.RoleAssistant,
-		Status: models.StatusStreaming, InPanel: inPanel}), nil)
+	return a.fragment(c, http.StatusOK, views.Message(views.MessageView{ID: m.ID, Role: models.RoleAssistant,
+		Status: models.StatusStreaming, InPanel: inPanel}))
 }
 
 func refererPath(c echo.Context) string {

@@ -1,13 +1,12 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/models"
 	"aula/views"
 )
@@ -103,7 +102,7 @@ func (a *App) sessions(c echo.Context) error {
 		return err
 	}
 	p := views.PanelView{LessonURL: "/learn/" + page.Path.Slug + "/" + page.Lesson.ID, Sessions: list}
-	return a.render(c, http.StatusOK, views.SessionList(p), nil)
+	return a.fragment(c, http.StatusOK, views.SessionList(p))
 }
 
 // renderPanelFragment draws the whole panel for an HTMX swap, on conv.
@@ -121,7 +120,7 @@ func (a *App) renderPanelFragment(c echo.Context, lessonURL string, conv *models
 		return err
 	}
 	p.Open = true
-	return a.render(c, http.StatusOK, views.TutorPanel(*p), nil)
+	return a.fragment(c, http.StatusOK, views.TutorPanel(*p))
 }
 
 // renderLessonWithPanel draws the lesson page again with the panel open on

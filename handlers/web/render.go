@@ -8,24 +8,22 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"aula/handlers"
+	"aula/handlers/htmx"
 	"aula/i18n"
 	"aula/views"
 )
 
-// isFragment decides between a full page and an HTMX fragment: an HTMX
-// request that is neither boosted nor a history restore wants a fragment.
-func isFragment(c echo.Context) bool {
-	h := c.Request().Header
-	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true" &&
-		h.Get("HX-History-Restore-Request") != "true"
-}
+// isFragment reports whether the request wants an HTMX fragment rather
+// than a whole page (htmx.Request.WantsFragment).
+func isFragment(c echo.Context) bool { return htmx.FromRequest(c.Request()).WantsFragment() }
 
-// render writes page, or fragment when the request is a fragment request.
-// A nil fragment means the page serves both.
-func (a *App) render(c echo.Context, status int, page, fragment templ.Component) error {
-	c.Response().Header().Add("Vary", "HX-Request")
-	comp := page
-	if fragment != nil && isFragment(c) {
+// render is the one place a page or a fragment is chosen: an HTMX
+// fragment request gets fragment alone; any other request gets page's
+// content framed in the layout. A nil fragment means the page serves both.
+func (a *App) render(c echo.Context, status int, page views.Page, fragment templ.Component) error {
+	c.Response().Header().Add("Vary", htmx.HeaderRequest)
+	var comp templ.Component = views.Layout(page)
+	if fragment != nil && (page.Body == nil || isFragment(c)) {
 		comp = fragment
 	}
 	// Render to a buffer first, so a failing component yields an error page
@@ -37,10 +35,16 @@ func (a *App) render(c echo.Context, status int, page, fragment templ.Component)
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
+// fragment renders a piece of a page that has no page of its own (a
+// thread list page, a bubble, the rating form): an HTMX target.
+func (a *App) fragment(c echo.Context, status int, comp templ.Component) error {
+	return a.render(c, status, views.Page{}, comp)
+}
+
 // redirect answers a form post: 303 for plain browsers, HX-Redirect for HTMX.
 func redirect(c echo.Context, to string) error {
-	if c.Request().Header.Get("HX-Request") == "true" {
-		c.Response().Header().Set("HX-Redirect", to)
+	if htmx.FromRequest(c.Request()).Enabled {
+		c.Response().Header().Set(htmx.HeaderRedirect, to)
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.Redirect(http.StatusSeeOther, to)

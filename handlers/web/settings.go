@@ -1,8 +1,6 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"crypto/sha256"
 	"errors"
 	"net/http"
@@ -11,6 +9,7 @@ import (
 	"github.com/gorilla/securecookie"
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/models"
 	"aula/views"
 )

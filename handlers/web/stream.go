@@ -1,8 +1,6 @@
 package web
 
 import (
-	"aula/handlers"
-
 	"bytes"
 	"fmt"
 	"html"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/markdown"
 	"aula/models"
 	"aula/tutor/stream"
