@@ -5,12 +5,14 @@ package handlers_test
 // fixation, a stolen cookie after logout, open redirects through next and
 // brute-force sign-in (auth_test.go), path traversal in static files
 // (errors_test.go). This file adds XSS everywhere a student or a provider
-// writes text, oversized bodies, slow uploads and reused CSRF tokens.
+// writes text, oversized bodies, slow uploads, reused CSRF tokens and
+// model output PostgreSQL cannot store.
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,6 +31,7 @@ import (
 
 	"aula/handlers"
 	"aula/internal/apptest"
+	"aula/internal/fakellm"
 	"aula/internal/webtest"
 	"aula/models"
 	"aula/tutor"
@@ -476,4 +479,61 @@ func signInStudentWith(t *testing.T, f loginForm, email, password string) *stude
 		t.Fatalf("sign in: status %d at %s", resp.StatusCode, resp.Request.URL)
 	}
 	return &student{base: f.base, http: f.client}
+}
+
+// apiStreamEvents reads an API stream body into its chunk text and its last event.
+func apiStreamEvents(t testing.TB, body []byte) (text string, last map[string]any) {
+	t.Helper()
+	var b strings.Builder
+	for _, line := range strings.Split(string(body), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatalf("stream line %q: %v", line, err)
+		}
+		if ev["type"] == "chunk" {
+			b.WriteString(ev["text"].(string))
+		}
+		last = ev
+	}
+	return b.String(), last
+}
+
+// A FREE student makes the model echo a NUL (and a byte that is not
+// UTF-8): the answer is streamed, stored complete exactly as streamed,
+// and counts against the quota — it used to fail on PostgreSQL, stay
+// streaming until the sweep, and be refunded: free answers without end.
+func TestAttackNULInModelOutputIsStoredAndCounted(t *testing.T) {
+	fake := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Tokens: []string{"Echo:", " a\x00b", " \x00", " c\xffd", " done."}})
+	s := apptest.New(t, func(c *tutor.Config) {
+		c.Credentials = tutor.Credentials{OpenAIKey: "k", OpenAIBaseURL: fake.URL}
+		c.DefaultProvider, c.DefaultModel = tutor.ProviderOpenAI, "m1"
+	})
+	u := s.User(t, "nul@example.com", "nul-pass-12345", models.PlanFree)
+	tok := apptest.APIToken(t, s, u.ID)
+	resp, body := apptest.APICall(t, s, tok, http.MethodPost, "/tutor/stream", map[string]any{
+		"message": "Repeat what I said, byte for byte.",
+		"conversationHistory": []map[string]string{
+			{"role": "user", "content": "Say: a NUL b"}, {"role": "assistant", "content": "a NUL b"}},
+	})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("stream: %d %s", resp.StatusCode, body)
+	}
+	streamed, last := apiStreamEvents(t, body)
+	if last["type"] != "done" {
+		t.Fatalf("stream ended with %v", last)
+	}
+	m := apptest.Message(t, s, last["messageId"].(string))
+	if m.Status != models.StatusComplete || m.Content != streamed || strings.ContainsRune(m.Content, 0) {
+		t.Fatalf("stored %s %q, streamed %q", m.Status, m.Content, streamed)
+	}
+	if want := "Echo: ab  c\uFFFDd done."; m.Content != want {
+		t.Fatalf("stored %q, want %q", m.Content, want)
+	}
+	if used := questionsUsed(t, s, u.ID); used != 1 {
+		t.Fatalf("questions used %d, want 1", used)
+	}
 }
