@@ -43,6 +43,7 @@ func newMarkdown(headingIDs bool) goldmark.Markdown {
 	} else {
 		parserOpts = append(parserOpts, parser.WithASTTransformers(
 			util.Prioritized(linkRelTransformer{}, 1001),
+			util.Prioritized(sectionLinkTransformer{}, 1002),
 		))
 	}
 	return goldmark.New(
@@ -95,7 +96,7 @@ func newPolicy() *bluemonday.Policy {
 // Output is cached by content, since a lesson page renders the same Markdown
 // on every view and highlighting dominates the cost.
 func Render(src string) string {
-	return renderCache.render(lessonMD, src)
+	return renderCache.render(lessonMD, src, "")
 }
 
 // The caches are bounded: lessons in active use, and the answers of the
@@ -111,18 +112,19 @@ var (
 // uniformly hot, so LRU bookkeeping would buy little.
 type htmlCache struct {
 	size    int
-	convert func(goldmark.Markdown, string) string
+	convert func(md goldmark.Markdown, src, base string) string
 	mu      sync.Mutex
 	m       map[[32]byte]string
 }
 
-// render converts src with md, once per distinct content.
-func (c *htmlCache) render(md goldmark.Markdown, src string) string {
-	key := sha256.Sum256([]byte(src))
+// render converts src with md and section links at base, once per
+// distinct content and base.
+func (c *htmlCache) render(md goldmark.Markdown, src, base string) string {
+	key := sha256.Sum256([]byte(base + "\x00" + src))
 	if out, ok := c.get(key); ok {
 		return out
 	}
-	out := c.convert(md, src)
+	out := c.convert(md, src, base)
 	c.put(key, out)
 	return out
 }
@@ -152,29 +154,38 @@ func (c *htmlCache) put(k [32]byte, v string) {
 // Model output is untrusted: it is bounded (see bound) and cut at
 // MaxAnswerBytes so that any answer renders in time linear in its size.
 func RenderAnswer(src string) string {
-	return answerCache.render(answerMD, src)
+	return RenderAnswerAt(src, "")
+}
+
+// RenderAnswerAt renders an answer like RenderAnswer with its section
+// links ("#anchor", the tutor's citations) pointing at the page base, so
+// an answer shown away from its lesson still links into it.
+func RenderAnswerAt(src, base string) string {
+	return answerCache.render(answerMD, src, base)
 }
 
 // convertLesson renders a lesson bounded like an answer but never cut:
 // lessons come from the content team and may be long.
-func convertLesson(md goldmark.Markdown, src string) string {
+func convertLesson(md goldmark.Markdown, src, _ string) string {
 	return convert(md, bound(src))
 }
 
 // convertAnswer renders the first MaxAnswerBytes of an answer as bounded
 // Markdown and the rest, if any, as preformatted text.
-func convertAnswer(md goldmark.Markdown, src string) string {
+func convertAnswer(md goldmark.Markdown, src, base string) string {
 	head, rest := splitAnswer(src)
-	out := convert(md, bound(head))
+	pc := parser.NewContext()
+	pc.Set(sectionBaseKey, base)
+	out := convert(md, bound(head), parser.WithContext(pc))
 	if rest != "" {
 		out += policy.Sanitize("<pre>" + escapeHTML(rest) + "</pre>")
 	}
 	return out
 }
 
-func convert(md goldmark.Markdown, src string) string {
+func convert(md goldmark.Markdown, src string, opts ...parser.ParseOption) string {
 	var buf bytes.Buffer
-	if err := md.Convert([]byte(src), &buf); err != nil {
+	if err := md.Convert([]byte(src), &buf, opts...); err != nil {
 		// goldmark only fails on writer errors, which bytes.Buffer never
 		// returns; escape rather than lose the text if that ever changes.
 		return policy.Sanitize("<p>" + escapeHTML(src) + "</p>")
@@ -194,6 +205,26 @@ func (linkRelTransformer) Transform(doc *ast.Document, _ text.Reader, _ parser.C
 		switch n.Kind() {
 		case ast.KindLink, ast.KindAutoLink:
 			n.SetAttributeString("rel", []byte("nofollow noopener"))
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// sectionBaseKey carries RenderAnswerAt's base to sectionLinkTransformer.
+var sectionBaseKey = parser.NewContextKey()
+
+// sectionLinkTransformer points section links ("#anchor") at the base URL
+// the parse was given; with none they stay links into the same page.
+type sectionLinkTransformer struct{}
+
+func (sectionLinkTransformer) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
+	base, _ := pc.Get(sectionBaseKey).(string)
+	if base == "" {
+		return
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if l, ok := n.(*ast.Link); ok && entering && bytes.HasPrefix(l.Destination, []byte("#")) {
+			l.Destination = append([]byte(base), l.Destination...)
 		}
 		return ast.WalkContinue, nil
 	})

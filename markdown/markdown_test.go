@@ -501,3 +501,22 @@ func TestAnswerText(t *testing.T) {
 		}
 	}
 }
+
+// Section links point at the base they are rendered for, by construction;
+// other links and the same answer without a base are left alone.
+func TestRenderAnswerAtBase(t *testing.T) {
+	src := "See [§ Zero values](#zero-values) and [Go](https://go.dev/#top)."
+	cases := []struct{ base, want, not string }{
+		{"", `href="#zero-values"`, `href="/learn`},
+		{"/learn/go-basics/go-variables-types", `href="/learn/go-basics/go-variables-types#zero-values"`, `href="#zero-values"`},
+	}
+	for _, tc := range cases {
+		out := RenderAnswerAt(src, tc.base)
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.not) {
+			t.Errorf("base %q: %s, want %s and no %s", tc.base, out, tc.want, tc.not)
+		}
+		if !strings.Contains(out, `href="https://go.dev/#top"`) {
+			t.Errorf("base %q changed an outside link: %s", tc.base, out)
+		}
+	}
+}

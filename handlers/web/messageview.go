@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"aula/markdown"
 	"aula/models"
@@ -65,16 +63,15 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 }
 
 // answerHTML renders an answer. Its citations are written as links to
-// "#anchor" of the lesson; outside the lesson page they must point to it.
+// "#anchor" of the lesson; outside the lesson page they point to it.
 func answerHTML(md string, conv *models.Conversation, paths map[string]string, inPanel bool) string {
-	html := markdown.RenderAnswer(md)
-	if inPanel || conv == nil || conv.LessonID == nil {
-		return html
+	base := ""
+	if !inPanel && conv != nil && conv.LessonID != nil {
+		if p, ok := paths[*conv.LessonID]; ok {
+			base = "/learn/" + p + "/" + *conv.LessonID
+		}
 	}
-	if p, ok := paths[*conv.LessonID]; ok {
-		html = strings.ReplaceAll(html, `href="#`, fmt.Sprintf(`href="/learn/%s/%s#`, p, *conv.LessonID))
-	}
-	return html
+	return markdown.RenderAnswerAt(md, base)
 }
 
 func receiptView(r tutor.Receipt, hashes map[int64]string, paths map[string]string, conv *models.Conversation, inPanel bool) *views.ReceiptView {
