@@ -24,7 +24,7 @@ type OutsideQuestion struct {
 	Mode, LessonID string
 	ModuleID       int64
 	Message        string
-	Seed           []tutor.Turn // a new conversation's context
+	Seed           []tutor.Turn // a new conversation's earlier context
 	Lang           string
 }
 
@@ -39,11 +39,11 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 	cid := q.ConversationID
 	in := tutor.AskInput{UserID: userID, Content: q.Message, Lang: q.Lang}
 	if cid == "" {
-		conv, err := a.NewConversation(ctx, userID, q.Mode, q.LessonID, q.ModuleID)
+		conv, err := a.NewConversation(ctx, userID, q.Mode, q.LessonID, q.ModuleID, tutor.SeedTurns(q.Seed))
 		if err != nil {
 			return nil, err
 		}
-		cid, in.Seed = conv.ID, tutor.SeedTurns(q.Seed)
+		cid = conv.ID
 	}
 	in.ConversationID = cid
 	res, err := a.Tutor.Ask(ctx, in)
@@ -61,8 +61,9 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 
 // NewConversation starts the conversation an outside question
 // opens: a lesson's when lessonId is given (its module is the lesson's),
-// else of mode (tutor by default), optionally about a module.
-func (a *Outside) NewConversation(ctx context.Context, userID, mode, lessonID string, moduleID int64) (*models.Conversation, error) {
+// else of mode (tutor by default), optionally about a module, with the
+// earlier context the other program brought.
+func (a *Outside) NewConversation(ctx context.Context, userID, mode, lessonID string, moduleID int64, earlier []models.ContextTurn) (*models.Conversation, error) {
 	if mode == "" {
 		mode = models.ModeTutor
 		if lessonID != "" {
@@ -78,7 +79,7 @@ func (a *Outside) NewConversation(ctx context.Context, userID, mode, lessonID st
 			return nil, err
 		}
 	}
-	conv, err := a.Conversations.Create(ctx, userID, mode, lessonID, moduleID, "")
+	conv, err := a.Conversations.CreateWithContext(ctx, userID, mode, lessonID, moduleID, "", earlier)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return nil, APIErr(http.StatusUnprocessableEntity, CodeUnknownLesson, "lessonId %q names no lesson", lessonID)

@@ -76,6 +76,10 @@ var _ = add(map[string][2]string{
 	"rate.bad_value":      {"A rating is up or down.", "Una valoración es positiva o negativa."},
 	"rate.group":          {"Rate this answer", "Valora esta respuesta"},
 
+	"chat.earlier_context":        {"Earlier context (%d messages sent by another program)", "Contexto anterior (%d mensajes enviados por otro programa)"},
+	"chat.earlier_role.user":      {"Student:", "Estudiante:"},
+	"chat.earlier_role.assistant": {"Assistant:", "Asistente:"},
+
 	"receipt.title":    {"What the tutor used", "Qué usó el tutor"},
 	"receipt.sections": {"Lesson sections", "Secciones de la lección"},
 	"receipt.help":     {"Help articles", "Artículos de ayuda"},

@@ -15,15 +15,15 @@ const MaxSeedTurns = 10
 // conversationHistory, MCP's history). Each turn already has a role of
 // user or assistant and non-empty content of at most MaxQuestionChars
 // characters: the fronts validate, since they differ in how strictly.
-// The turns reach the prompt of that first question only; they are not
-// stored as messages, so they neither count against the quota nor show
-// up as questions the student asked. Later questions in the conversation
-// remember its own turns.
-func SeedTurns(turns []Turn) []Turn {
+// The turns are kept with the conversation as its earlier context
+// (models.ContextTurn): every question in it remembers them like its own
+// turns, but they are not messages, so they neither count against the
+// quota nor show up as questions the student asked.
+func SeedTurns(turns []Turn) []models.ContextTurn {
 	if len(turns) > MaxSeedTurns {
 		turns = turns[len(turns)-MaxSeedTurns:]
 	}
-	out := make([]Turn, 0, len(turns))
+	out := make([]models.ContextTurn, 0, len(turns))
 	for _, t := range turns {
 		c := strings.ToValidUTF8(t.Content, "")
 		if strings.TrimSpace(c) == "" {
@@ -36,22 +36,7 @@ func SeedTurns(turns []Turn) []Turn {
 		if t.Role == models.RoleAssistant {
 			role = models.RoleAssistant
 		}
-		out = append(out, Turn{Role: role, Content: c})
+		out = append(out, models.ContextTurn{Role: role, Content: c})
 	}
 	return out
-}
-
-// withSeed puts outside turns before the conversation's own (a seeded
-// conversation is new, so there are none yet) and windows them like stored
-// ones: newest kept within the budget, starting with a user turn.
-func withSeed(h History, seed []Turn, tokenBudget int) History {
-	if len(seed) == 0 {
-		return h
-	}
-	recent := append([]models.Message(nil), h.Recent...)
-	for i := len(seed) - 1; i >= 0; i-- {
-		recent = append(recent, models.Message{Role: seed[i].Role, Content: seed[i].Content, Status: models.StatusComplete})
-	}
-	turns, clipped := windowTurns(recent, tokenBudget)
-	return History{Turns: turns, Omitted: len(recent) - len(turns), Clipped: clipped, Recent: recent}
 }

@@ -20,7 +20,6 @@ type job struct {
 	plain     string // the student's text alone (language, retrieval)
 	beforeSeq int    // history ends before the question's seq
 	lang      string
-	seed      []Turn
 	start     time.Time
 }
 

@@ -59,9 +59,10 @@ func estimateUsage(req Request, answer string) Usage {
 
 // LoadHistory reads the conversation's own earlier turns before seq (the
 // query is scoped by conversation and user, so no other thread can leak
-// in) and windows them: newest kept, at most maxMessages, within
-// tokenBudget. Failed, still-streaming and empty cancelled answers, with
-// their questions, never enter.
+// in), preceded by its earlier context (turns another program brought
+// with its first question), and windows them: newest kept, at most
+// maxMessages, within tokenBudget. Failed, still-streaming and empty
+// cancelled answers, with their questions, never enter.
 func LoadHistory(ctx context.Context, msgs *models.Messages, userID, conversationID string, beforeSeq, maxMessages, tokenBudget int) (History, error) {
 	if maxMessages <= 0 {
 		maxMessages = DefaultHistoryMessages
@@ -72,6 +73,18 @@ func LoadHistory(ctx context.Context, msgs *models.Messages, userID, conversatio
 	recent, total, err := msgs.RecentTurns(ctx, userID, conversationID, beforeSeq, maxMessages)
 	if err != nil {
 		return History{}, fmt.Errorf("load history: %w", err)
+	}
+	if total == len(recent) && len(recent) < maxMessages {
+		// The context comes before every message, so it matters only
+		// when the window reaches the conversation's start.
+		ctxTurns, err := msgs.ContextTurns(ctx, userID, conversationID)
+		if err != nil {
+			return History{}, fmt.Errorf("load history: %w", err)
+		}
+		total += len(ctxTurns)
+		for i := len(ctxTurns) - 1; i >= 0 && len(recent) < maxMessages; i-- {
+			recent = append(recent, models.Message{Role: ctxTurns[i].Role, Content: ctxTurns[i].Content, Status: models.StatusComplete})
+		}
 	}
 	turns, clipped := windowTurns(recent, tokenBudget)
 	return History{Turns: turns, Omitted: total - len(turns), Clipped: clipped, Recent: recent}, nil

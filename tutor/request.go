@@ -16,7 +16,6 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	if err != nil {
 		return Request{}, Receipt{}, err
 	}
-	hist = withSeed(hist, j.seed, s.cfg.HistoryTokens)
 	lang := s.answerLang(ctx, j)
 	guide := NextGuide(conv.Style, j.plain, lastReceipt(hist.Recent))
 

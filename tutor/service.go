@@ -80,9 +80,6 @@ type AskInput struct {
 	Attachment     *models.AttachmentInput // optional, text already extracted
 	// Lang forces the answer language ("en" or "es"); "" detects it.
 	Lang string
-	// Seed is context another program brings for a new conversation
-	// (see SeedTurns); it enters the prompt but is not stored.
-	Seed []Turn
 }
 
 // AskResult is what Ask recorded: the question and the pending answer,
@@ -123,7 +120,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		question = withAttachment(content, a.Filename, a.Text)
 	}
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
-		beforeSeq: turn.User.Seq, lang: in.Lang, seed: in.Seed}
+		beforeSeq: turn.User.Seq, lang: in.Lang}
 	if !s.launch(genCtx, j) {
 		// Closed between the commit and here: the answer must not stay streaming.
 		s.finishFailed(j, CodeInterrupted)

@@ -81,6 +81,7 @@ type ChatView struct {
 	Active   *models.Conversation
 	Title    string
 	Messages []MessageView
+	Earlier  []models.ContextTurn // history another program opened the thread with
 	Usage    models.QuotaUsage
 	Badge    string
 	Form     AskForm

@@ -247,8 +247,9 @@ func TestAPIChatConversationsAndReads(t *testing.T) {
 	}
 	r1 := msgs[1].(map[string]any)["receipt"].(map[string]any)
 	r2 := msgs[3].(map[string]any)["receipt"].(map[string]any)
-	// 10 seeded turns (the last ten of twelve), then the conversation's own 2.
-	if r1["turnsRemembered"].(float64) != 10 || r2["turnsRemembered"].(float64) != 2 || r2["lang"] != "es" {
+	// 10 seeded turns (the last ten of twelve), then those 10 again (kept
+	// as the conversation's earlier context) and its own 2.
+	if r1["turnsRemembered"].(float64) != 10 || r2["turnsRemembered"].(float64) != 12 || r2["lang"] != "es" {
 		t.Fatalf("receipts %v / %v", r1, r2)
 	}
 	if cits := r1["citations"].([]any); len(cits) == 0 || cits[0].(map[string]any)["lessonId"] != "vlan-basics" {

@@ -28,6 +28,15 @@ type conversationJSON struct {
 type conversationDetail struct {
 	conversationJSON
 	Messages []messageJSON `json:"messages"`
+	// EarlierContext is what the program that opened the conversation
+	// sent as its history: remembered like its turns, not messages.
+	EarlierContext []contextTurnJSON `json:"earlierContext"`
+}
+
+// contextTurnJSON is one turn of a conversation's earlier context.
+type contextTurnJSON struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 // messageJSON is one turn with its state, rating and, for answers, receipt.
@@ -142,7 +151,7 @@ func (a *App) apiCreateConversation(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	uid := handlers.UserFrom(c).ID
-	conv, err := a.Outside.NewConversation(ctx, uid, b.Mode, b.LessonID, module)
+	conv, err := a.Outside.NewConversation(ctx, uid, b.Mode, b.LessonID, module, nil)
 	if err != nil {
 		return err
 	}
@@ -170,7 +179,14 @@ func (a *App) apiGetConversation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := conversationDetail{conversationJSON: toConversationJSON(conv)}
+	earlier, err := a.Messages.ContextTurns(ctx, uid, conv.ID)
+	if err != nil {
+		return err
+	}
+	out := conversationDetail{conversationJSON: toConversationJSON(conv), EarlierContext: make([]contextTurnJSON, 0, len(earlier))}
+	for _, t := range earlier {
+		out.EarlierContext = append(out.EarlierContext, contextTurnJSON(t))
+	}
 	out.Messages = make([]messageJSON, 0, len(msgs))
 	for _, m := range msgs {
 		out.Messages = append(out.Messages, toMessageJSON(m))

@@ -83,6 +83,9 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 		if v.Messages, err = a.messageViews(ctx, u.ID, conv, msgs, false); err != nil {
 			return err
 		}
+		if v.Earlier, err = a.Messages.ContextTurns(ctx, u.ID, conv.ID); err != nil {
+			return err
+		}
 		for _, m := range msgs {
 			if m.Status == models.StatusStreaming {
 				v.Refresh = true

@@ -25,7 +25,7 @@ var HistorySeeds = []string{
 // CheckSeed fails t unless seed is what every front's history must be once validated: at most
 // MaxSeedTurns turns, each with role user or assistant and 1 to
 // MaxQuestionChars characters of valid UTF-8 that is not blank.
-func CheckSeed(t testing.TB, seed []tutor.Turn) {
+func CheckSeed(t testing.TB, seed []models.ContextTurn) {
 	t.Helper()
 	if len(seed) > tutor.MaxSeedTurns {
 		t.Fatalf("%d turns kept, at most %d", len(seed), tutor.MaxSeedTurns)
