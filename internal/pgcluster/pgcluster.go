@@ -64,8 +64,26 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if c, ok := findRunning(ctx, dir, bin); ok {
 		return c, nil
 	}
-	// Parents must stay enterable by the unprivileged server user; the
-	// cluster's own folder is private to it.
+	c, err := initCluster(ctx, dir, bin, opts.Throwaway)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.start(ctx, opts.Throwaway); err != nil {
+		// Another process may have started it between our look and our start.
+		if running, ok := findRunning(ctx, dir, bin); ok {
+			return running, nil
+		}
+		return nil, err
+	}
+	if err := c.claim(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// initCluster creates dir (private to the server user, its parents
+// enterable) and initialises a cluster in it unless one is there.
+func initCluster(ctx context.Context, dir, bin string, throwaway bool) (*Cluster, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", filepath.Dir(dir), err)
 	}
@@ -91,40 +109,36 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	data := filepath.Join(dir, "data")
 	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); errors.Is(err, os.ErrNotExist) {
 		args := []string{"-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-instructions"}
-		if opts.Throwaway {
+		if throwaway {
 			args = append(args, "--no-sync")
 		}
 		if out, err := c.run(ctx, "initdb", args...); err != nil {
 			return nil, fmt.Errorf("initdb: %w: %s", err, out)
 		}
 	}
-	// A cluster left running by a process that was killed: stop it first so
-	// the port and the lock file are ours.
-	if _, err := os.Stat(filepath.Join(data, "postmaster.pid")); err == nil {
-		_, _ = c.run(ctx, "pg_ctl", "-D", data, "-m", "fast", "-w", "stop")
-	}
+	return c, nil
+}
+
+// start starts the server on a free port. A postmaster.pid left by a server
+// that died is no obstacle: PostgreSQL replaces a lock file whose process
+// is gone (a live one was found by findRunning and is used, never stopped).
+func (c *Cluster) start(ctx context.Context, throwaway bool) error {
 	port, err := freePort()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.port = port
-	o := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, dir)
-	if opts.Throwaway {
+	o := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", port, c.dir)
+	if throwaway {
 		o += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
 	}
 	// -l is required: without it the server inherits our stdout and pg_ctl never returns.
-	if out, err := c.run(ctx, "pg_ctl", "-D", data, "-l", filepath.Join(dir, "postgres.log"), "-w", "-t", "60", "-o", o, "start"); err != nil {
-		// Another process may have started it between our look and our start.
-		if running, ok := findRunning(ctx, dir, bin); ok {
-			return running, nil
-		}
-		log, _ := os.ReadFile(filepath.Join(dir, "postgres.log"))
-		return nil, fmt.Errorf("pg_ctl start: %w: %s %s", err, out, lastLines(string(log), 10))
+	data, logFile := filepath.Join(c.dir, "data"), filepath.Join(c.dir, "postgres.log")
+	if out, err := c.run(ctx, "pg_ctl", "-D", data, "-l", logFile, "-w", "-t", "60", "-o", o, "start"); err != nil {
+		log, _ := os.ReadFile(logFile)
+		return fmt.Errorf("pg_ctl start: %w: %s %s", err, out, lastLines(string(log), 10))
 	}
-	if err := c.claim(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return nil
 }
 
 // URL returns a connection URL for database name on this cluster.
