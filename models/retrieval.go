@@ -25,6 +25,7 @@ type Chunk struct {
 type ChunkSearch struct {
 	Help     bool   // help articles instead of lessons
 	Lang     string // the question's language: material in it ranks first
+	OnlyLang bool   // only material in Lang (help: articles exist in both languages)
 	Match    string // tsquery text a chunk must match, in either configuration
 	RankBy   string // tsquery text the matches are ranked against
 	LessonID string // only this lesson ("" any)
@@ -58,7 +59,7 @@ const helpChunksSQL = `SELECT 'help' AS kind, c.id AS chunk_id, c.article_id AS 
 	FROM help_chunks c JOIN help_articles a ON a.id = c.article_id,
 	     (SELECT to_tsquery('english', @match) AS en, to_tsquery('spanish', @match) AS es,
 	             to_tsquery('english', @rank) AS ren, to_tsquery('spanish', @rank) AS res) q
-	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es)
+	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) AND (NOT @only OR a.language = @lang)
 	ORDER BY score DESC, c.id LIMIT @limit`
 
 // Chunks finds the lesson and help sections a question draws on.
@@ -74,6 +75,7 @@ func (s *Chunks) Search(ctx context.Context, q ChunkSearch) ([]Chunk, error) {
 		sql.Named("rank", q.RankBy), sql.Named("limit", q.Limit)}
 	if q.Help {
 		query = helpChunksSQL
+		args = append(args, sql.Named("only", q.OnlyLang))
 	} else {
 		args = append(args, sql.Named("lesson", q.LessonID), sql.Named("module", q.ModuleID))
 	}

@@ -50,7 +50,18 @@ func (r *Retriever) Search(ctx context.Context, query string, sc Scope, k int) (
 	}
 	q := models.ChunkSearch{Lang: sc.Lang, Limit: k}
 	if sc.Mode == models.ModeHelp {
+		// Help exists in both languages: an answer mixing them would
+		// quote the other language's screens, so it comes from the
+		// question's language, the other only when nothing there matches.
 		q.Help = true
+		if sc.Lang != "" {
+			only := q
+			only.OnlyLang = true
+			src, err := r.search(ctx, only, tsq)
+			if err != nil || len(src) > 0 {
+				return src, err
+			}
+		}
 		return r.search(ctx, q, tsq)
 	}
 	if sc.LessonID != "" {

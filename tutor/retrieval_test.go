@@ -2,6 +2,7 @@ package tutor
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -158,6 +159,43 @@ func TestKeywordCondense(t *testing.T) {
 			}
 			if !tt.same && (!strings.HasPrefix(got, tt.q) || !strings.Contains(got, tt.contains)) {
 				t.Fatalf("got %q, want %q plus %q", got, tt.q, tt.contains)
+			}
+		})
+	}
+}
+
+// TestHelpAnswersInTheQuestionsLanguage: help mode retrieves only the
+// articles in the question's language, the other language only when none
+// of its articles match.
+func TestHelpAnswersInTheQuestionsLanguage(t *testing.T) {
+	f := newFixture(t)
+	f.exec(`INSERT INTO help_articles (id, title, language, content_md, content_hash) VALUES
+		('tokens', 'API tokens', 'en', 'x', 'x'), ('tokens-es', 'Tokens de API', 'es', 'x', 'x'),
+		('export', 'Exportar tus datos', 'es', 'x', 'x')`)
+	f.exec(`INSERT INTO help_chunks (article_id, position, heading, anchor, text, hash) VALUES
+		('tokens', 0, 'Creating an API token', 'create', 'Open Settings, then API tokens, and press Create token. The token is shown once.', 'h1'),
+		('tokens-es', 0, 'Crear un token de API', 'crear', 'Abre Ajustes, luego Tokens de API (API token), y pulsa Crear token. El token se muestra una vez.', 'h2'),
+		('export', 0, 'Descargar la exportación', 'descargar', 'En Ajustes pulsa Exportar (export) para descargar un archivo JSON con tus conversaciones.', 'h3')`)
+	tests := []struct {
+		name, query, lang string
+		want              []string // article ids retrieved
+	}{
+		{"English question, English article only", "How do I create an API token?", "en", []string{"tokens"}},
+		{"Spanish question, Spanish article only", "¿Cómo creo un token de API?", "es", []string{"tokens-es"}},
+		{"nothing in English: the Spanish article", "How do I export my conversations?", "en", []string{"export"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := f.svc.retr.Search(context.Background(), tt.query, Scope{Mode: models.ModeHelp, Lang: tt.lang}, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range src {
+				got = append(got, s.LessonID)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Fatalf("retrieved %v, want %v", got, tt.want)
 			}
 		})
 	}
