@@ -15,8 +15,7 @@ import (
 func post(t *testing.T) (*mail.Post, *smtptest.Server) {
 	t.Helper()
 	srv := smtptest.Start(t)
-	m, err := mail.New(mail.Config{URL: srv.URL, From: "aula@school.example", TLS: srv.ClientTLS},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	m, err := mail.New(srv.MailConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +52,7 @@ func TestEmailsInBothLanguages(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := srv.Next(t)
-			if got.To != u.Email || got.From != "aula@school.example" || got.Subject != tt.subject {
+			if got.To != u.Email || got.From != smtptest.From || got.Subject != tt.subject {
 				t.Errorf("to %q from %q subject %q", got.To, got.From, got.Subject)
 			}
 			if !got.TLS || !got.Authed || got.ContentType != "multipart/alternative" {

@@ -63,43 +63,6 @@ func newUUID(t *testing.T, db *pgtest.DB) string {
 	return id
 }
 
-// userColumns lists every column of the schema that holds a user id, read
-// from information_schema so a table added later is checked too.
-func userColumns(t *testing.T, db *pgtest.DB) [][2]string {
-	t.Helper()
-	rows, err := db.Raw(`SELECT c.table_name, c.column_name FROM information_schema.columns c
-		JOIN information_schema.tables t USING (table_schema, table_name)
-		WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.data_type = 'uuid'
-		AND (c.column_name LIKE '%user_id' OR c.column_name LIKE '%\_by' OR (c.table_name = 'users' AND c.column_name = 'id'))
-		ORDER BY 1, 2`).Rows()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out [][2]string
-	for rows.Next() {
-		var tc [2]string
-		if err := rows.Scan(&tc[0], &tc[1]); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, tc)
-	}
-	return out
-}
-
-func countRows(t *testing.T, db *pgtest.DB, cols [][2]string, id string) map[string]int {
-	t.Helper()
-	n := map[string]int{}
-	for _, tc := range cols {
-		var c int
-		if err := db.Raw(fmt.Sprintf(`SELECT count(*) FROM %q WHERE %q = ?`, tc[0], tc[1]), id).Row().Scan(&c); err != nil {
-			t.Fatal(err)
-		}
-		n[tc[0]+"."+tc[1]] = c
-	}
-	return n
-}
-
 func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
@@ -121,11 +84,10 @@ func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 	if _, err := models.NewResetThrottle(db.DB).Allow(ctx, gone.Email, "192.0.2.1", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	cols := userColumns(t, db)
-	if len(cols) < 9 {
+	if cols := pgtest.UserColumns(t, db); len(cols) < 9 {
 		t.Fatalf("found only %d user id columns: %v", len(cols), cols)
 	}
-	before := countRows(t, db, cols, gone.ID)
+	before := pgtest.RowsNaming(t, db, gone.ID)
 	for _, k := range []string{"conversations.user_id", "messages.user_id", "attachments.user_id", "plan_usage.user_id",
 		"api_tokens.user_id", "sessions.user_id", "password_resets.user_id", "plan_changes.changed_by"} {
 		if before[k] == 0 {
@@ -139,7 +101,7 @@ func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 	if err := users.Delete(ctx, gone.ID, testPassword); err != nil {
 		t.Fatal(err)
 	}
-	for k, n := range countRows(t, db, cols, gone.ID) {
+	for k, n := range pgtest.RowsNaming(t, db, gone.ID) {
 		if n != 0 {
 			t.Errorf("%s still has %d rows of the deleted account", k, n)
 		}
@@ -156,7 +118,7 @@ func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 	if ratings != 2 {
 		t.Errorf("rating totals count %d 👎, want the 2 of the remaining accounts", ratings)
 	}
-	for k, n := range countRows(t, db, cols, stays.ID) {
+	for k, n := range pgtest.RowsNaming(t, db, stays.ID) {
 		if n == 0 && !strings.HasSuffix(k, "_by") && k != "users.active_conversation_id" {
 			t.Errorf("%s lost the other account's rows", k)
 		}
@@ -232,10 +194,10 @@ func TestChangePasswordRevokesSessions(t *testing.T) {
 	if _, err := users.Authenticate(ctx, u.Email, "a new password 1"); err != nil {
 		t.Fatalf("new password refused: %v", err)
 	}
-	if list, _ := models.NewDevices(db.DB).List(ctx, u.ID, ""); len(list) != 0 {
+	if list, _ := models.NewSessions(db.DB).Devices(ctx, u.ID, ""); len(list) != 0 {
 		t.Errorf("%d sessions survive the change", len(list))
 	}
-	if list, _ := models.NewDevices(db.DB).List(ctx, other.ID, ""); len(list) != 1 {
+	if list, _ := models.NewSessions(db.DB).Devices(ctx, other.ID, ""); len(list) != 1 {
 		t.Errorf("the other account lost its session")
 	}
 }
@@ -243,14 +205,14 @@ func TestChangePasswordRevokesSessions(t *testing.T) {
 func TestDevicesScopedByUser(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
-	devices := models.NewDevices(db.DB)
+	devices := models.NewSessions(db.DB)
 	u := account(t, db, "ana@example.com", models.PlanFree)
 	other := account(t, db, "bob@example.com", models.PlanFree)
 	db.Exec(`INSERT INTO sessions (id, user_id, data, expires_at) VALUES ('phone', ?, '', now() + interval '1 day')`, u.ID)
 	if err := devices.Touch(ctx, "phone", "Mozilla/5.0 (iPhone)\x00\xff", "198.51.100.7"); err != nil {
 		t.Fatal(err)
 	}
-	list, err := devices.List(ctx, u.ID, "phone")
+	list, err := devices.Devices(ctx, u.ID, "phone")
 	if err != nil || len(list) != 2 {
 		t.Fatalf("list %v %v", list, err)
 	}
@@ -267,7 +229,7 @@ func TestDevicesScopedByUser(t *testing.T) {
 	if err := devices.SignOut(ctx, u.ID, cur.Handle); err != nil {
 		t.Errorf("sign out: %v", err)
 	}
-	if list, _ := devices.List(ctx, u.ID, ""); len(list) != 0 {
+	if list, _ := devices.Devices(ctx, u.ID, ""); len(list) != 0 {
 		t.Errorf("left %v", list)
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // deviceTouchEvery bounds how often a session's last-seen time is written:
@@ -28,12 +26,6 @@ type Device struct {
 	Current bool
 }
 
-// Devices lists and signs out a user's sessions; every query is scoped by user.
-type Devices struct{ db *gorm.DB }
-
-// NewDevices returns the signed-in sessions store.
-func NewDevices(db *gorm.DB) *Devices { return &Devices{db: db} }
-
 // DeviceHandle is the public name of the session with that id.
 func DeviceHandle(sessionID string) string {
 	sum := sha256.Sum256([]byte(sessionID))
@@ -43,9 +35,9 @@ func DeviceHandle(sessionID string) string {
 // handleSQL computes DeviceHandle in PostgreSQL.
 const handleSQL = `encode(sha256(convert_to(id, 'UTF8')), 'hex')`
 
-// List returns the user's live sessions, most recently seen first;
+// Devices returns the user's live sessions, most recently seen first;
 // currentID marks the caller's own.
-func (s *Devices) List(ctx context.Context, userID, currentID string) ([]Device, error) {
+func (s *Sessions) Devices(ctx context.Context, userID, currentID string) ([]Device, error) {
 	if !validID(userID) {
 		return nil, nil
 	}
@@ -65,7 +57,7 @@ func (s *Devices) List(ctx context.Context, userID, currentID string) ([]Device,
 
 // SignOut ends the user's session named by handle; someone else's or an
 // unknown handle is ErrNotFound.
-func (s *Devices) SignOut(ctx context.Context, userID, handle string) error {
+func (s *Sessions) SignOut(ctx context.Context, userID, handle string) error {
 	if !validID(userID) {
 		return ErrNotFound
 	}
@@ -80,7 +72,7 @@ func (s *Devices) SignOut(ctx context.Context, userID, handle string) error {
 }
 
 // SignOutOthers ends every session of the user but currentID and returns how many.
-func (s *Devices) SignOutOthers(ctx context.Context, userID, currentID string) (int64, error) {
+func (s *Sessions) SignOutOthers(ctx context.Context, userID, currentID string) (int64, error) {
 	if !validID(userID) {
 		return 0, ErrNotFound
 	}
@@ -94,7 +86,7 @@ func (s *Devices) SignOutOthers(ctx context.Context, userID, currentID string) (
 // Touch records the device and address of a session and that it was seen
 // now; it writes only when the last write is older than deviceTouchEvery
 // or the device or address changed.
-func (s *Devices) Touch(ctx context.Context, sessionID, userAgent, address string) error {
+func (s *Sessions) Touch(ctx context.Context, sessionID, userAgent, address string) error {
 	if len(userAgent) > 300 {
 		userAgent = userAgent[:300]
 	}

@@ -123,6 +123,9 @@ func (s *Users) Get(ctx context.Context, id string) (*User, error) { return user
 
 // userByID is Get for every store that needs a user's row.
 func userByID(ctx context.Context, db *gorm.DB, id string) (*User, error) {
+	if !validID(id) {
+		return nil, ErrNotFound
+	}
 	var u User
 	if err := conn(ctx, db).Where("id = ?", id).Take(&u).Error; err != nil {
 		return nil, notFound(err)

@@ -72,7 +72,10 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		"instance", svc.Streams().InstanceID(), "lease_ttl", cfg.LeaseTTL)
 	// Answers in flight get the drain time to finish; whatever is left is
 	// stored as interrupted.
-	if err := handlers.Serve(ctx, srv, ln, svc, cfg.DrainTimeout, log); err != nil {
+	err = handlers.Serve(ctx, srv, ln, svc, cfg.DrainTimeout, log)
+	// Email already queued (a welcome, a reset link) still goes out.
+	site.Post.Wait()
+	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("stopped")
@@ -89,6 +92,10 @@ func newSite(cfg *config, db *database, svc *tutor.Service, log *slog.Logger, m 
 	hashKey := sha256.Sum256(append([]byte("aula session signing\x00"), secret...))
 	app := web.New(db.Gorm, svc, hashKey[:], log, m)
 	app.Sessions.Options.Secure = cfg.SecureCookies
+	if app.Post, err = newPost(cfg, log); err != nil {
+		return nil, err
+	}
+	app.BaseURL = cfg.BaseURL
 	return app, nil
 }
 

@@ -40,6 +40,7 @@ func (a *App) adminRoutes(g *echo.Group) {
 	adm.POST("/suggestions/:lesson", a.adminSaveSuggestions)
 	adm.GET("/users", a.adminUsers, a.requireSuperAdmin)
 	adm.POST("/users/:id/plan", a.adminSetPlan, a.requireSuperAdmin)
+	adm.POST("/users/:id/reset", a.adminResetPassword, a.requireSuperAdmin)
 	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
 	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
 	adm.POST("/routes/:use/test", a.adminTestRoute, a.requireSuperAdmin)
@@ -98,7 +99,11 @@ func (a *App) adminUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.renderUsers(c, http.StatusOK, views.AdminUsersView{Query: c.QueryParam("q"), Flash: flash})
+	v := views.AdminUsersView{Query: c.QueryParam("q"), Flash: flash}
+	if link := a.openOnce(c, adminResetURL, handlers.UserFrom(c).ID); len(link) == 2 {
+		v.ResetEmail, v.ResetLink = link[0], link[1]
+	}
+	return a.renderUsers(c, http.StatusOK, v)
 }
 
 func (a *App) renderUsers(c echo.Context, status int, v views.AdminUsersView) error {
@@ -142,6 +147,28 @@ func (a *App) adminSetPlan(c echo.Context) error {
 		return err
 	}
 	return redirect(c, "/admin/users?q="+url.QueryEscape(q))
+}
+
+// adminResetPassword makes a single-use reset link for a user, for a
+// school without email, and shows it to the admin once.
+func (a *App) adminResetPassword(c echo.Context) error {
+	ctx := c.Request().Context()
+	u, err := a.Users.Get(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	token, err := a.Resets.Issue(ctx, u.ID, a.Tutor.Now())
+	if err != nil {
+		return err
+	}
+	base := a.BaseURL
+	if base == "" {
+		base = c.Scheme() + "://" + c.Request().Host
+	}
+	if err := a.sealOnce(c, adminResetURL, handlers.UserFrom(c).ID, u.Email, base+"/password/reset/"+token); err != nil {
+		return err
+	}
+	return redirect(c, "/admin/users?q="+url.QueryEscape(c.FormValue("q"))+"#reset-link")
 }
 
 // adminSuggestions lists every lesson's three suggested questions for editing.

@@ -62,6 +62,11 @@ func (a *App) signup(c echo.Context) error {
 	if err := a.signIn(c, u); err != nil {
 		return err
 	}
+	// Email goes out in the background; a broken template is only logged,
+	// as the account exists and works without the welcome.
+	if err := a.Post.Welcome(u); err != nil {
+		a.Log.Error("welcome email", "err", err)
+	}
 	return redirect(c, "/learn")
 }
 
@@ -89,7 +94,11 @@ func (a *App) loginForm(c echo.Context) error {
 	if handlers.UserFrom(c) != nil {
 		return c.Redirect(http.StatusSeeOther, safeNext(next, "/learn"))
 	}
-	return a.render(c, http.StatusOK, views.Login(views.AuthForm{Next: next}), nil)
+	notice, err := a.takeFlash(c)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.Login(views.AuthForm{Next: next, Notice: notice}), nil)
 }
 
 // login reserves the attempt (counted as a failure until it succeeds, so

@@ -80,9 +80,9 @@ func TestAccessibilityAxe(t *testing.T) {
 	cid := seedAxeConversations(t, s, student)
 	lesson := "/learn/networking/vlan-basics"
 	roles := []axeRole{
-		{"signed-out", "", []string{"/login", "/signup"}},
+		{"signed-out", "", []string{"/", "/login", "/signup", "/password/forgot"}},
 		{"student", "ana@example.com", []string{"/learn", "/learn/networking", lesson, lesson + "?tutor=open&history=open",
-			"/chat/" + cid, "/chat/" + cid + "/delete", "/dashboard", "/settings", "/upgrade"}},
+			"/chat/" + cid, "/chat/" + cid + "/delete", "/dashboard", "/settings", "/settings/delete", "/upgrade"}},
 		{"admin", "root@example.com", []string{"/chat", "/admin", "/admin/ratings", "/admin/latency", "/admin/suggestions",
 			"/admin/users", "/admin/routes"}},
 	}

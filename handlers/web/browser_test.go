@@ -13,19 +13,22 @@ import (
 // back in. Run with JavaScript on and off: every step is a plain link or a
 // form, so both must work.
 func TestBrowserJourney(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		opts []browser.Option
-	}{
-		{"javascript", nil},
-		{"no javascript", []browser.Option{browser.WithoutJavaScript()}},
-	} {
+	for _, tt := range browserModes {
 		t.Run(tt.name, func(t *testing.T) {
 			s := apptest.New(t)
 			b := browser.New(t, tt.opts...)
 			browserJourney(t, s, b)
 		})
 	}
+}
+
+// browserModes runs a browser test with JavaScript on and off.
+var browserModes = []struct {
+	name string
+	opts []browser.Option
+}{
+	{"javascript", nil},
+	{"no javascript", []browser.Option{browser.WithoutJavaScript()}},
 }
 
 func browserJourney(t *testing.T, s *apptest.Server, b *browser.Browser) {

@@ -61,6 +61,11 @@ func (a *App) prepare(c echo.Context) error {
 		case err == nil:
 			f.User = u
 			handlers.SetUser(c, u)
+			// What the settings page lists about this session; written at
+			// most every few minutes, or when the device or address changes.
+			if err := a.Devices.Touch(r.Context(), sess.ID, r.UserAgent(), c.RealIP()); err != nil {
+				return err
+			}
 		case models.IsUnavailable(err):
 			return fmt.Errorf("load user: %w", err)
 		}

@@ -1,12 +1,9 @@
 package web
 
 import (
-	"crypto/sha256"
 	"errors"
 	"net/http"
-	"strings"
 
-	"github.com/gorilla/securecookie"
 	"github.com/labstack/echo/v4"
 
 	"aula/handlers"
@@ -14,42 +11,42 @@ import (
 	"aula/views"
 )
 
-// newTokenCookie carries a just-created token, sealed, from the form's
-// 303 to the page that shows it once; the secret never reaches the database.
-const newTokenCookie = "aula_new_token"
-
-// newTokenTTL bounds how long a sealed new token can still be shown.
-const newTokenTTL = 300
-
 // settingsRoutes registers /settings and the personal API tokens.
 func (a *App) settingsRoutes(g *echo.Group) {
 	g.GET("/settings", a.settingsPage)
 	g.POST("/settings/tokens", a.createToken)
 	g.POST("/settings/tokens/:id/revoke", a.revokeToken)
+	a.accountRoutes(g)
 }
 
-// newTokenFlash derives the flash cookie's own keys from the session key,
-// so it needs no configuration and a session cookie cannot be replayed as one.
-func newTokenFlash(sessionKey []byte) *securecookie.SecureCookie {
-	hash := sha256.Sum256(append([]byte("aula token flash hash:"), sessionKey...))
-	block := sha256.Sum256(append([]byte("aula token flash block:"), sessionKey...))
-	sc := securecookie.New(hash[:], block[:])
-	sc.MaxAge(newTokenTTL)
-	return sc
-}
-
-// settingsPage lists the user's tokens and shows a new one once.
+// settingsPage shows the account sections and the tokens, a new token once.
 func (a *App) settingsPage(c echo.Context) error {
-	u := handlers.UserFrom(c)
-	tokens, err := a.Tokens.List(c.Request().Context(), u.ID)
+	flash, err := a.takeFlash(c)
 	if err != nil {
 		return err
 	}
-	p := views.SettingsPage{Tokens: tokens, Revoked: c.QueryParam("revoked") == "1"}
-	p.NewTokenName, p.NewToken = a.takeNewToken(c, u.ID)
+	p := views.SettingsPage{Revoked: c.QueryParam("revoked") == "1", Account: views.AccountView{Flash: flash}}
+	if v := a.openOnce(c, newAPIToken, handlers.UserFrom(c).ID); len(v) == 2 {
+		p.NewTokenName, p.NewToken = v[0], v[1]
+	}
+	return a.renderSettings(c, http.StatusOK, p)
+}
+
+// renderSettings fills the page's tokens and devices and renders it.
+func (a *App) renderSettings(c echo.Context, status int, p views.SettingsPage) error {
+	u := handlers.UserFrom(c)
+	ctx := c.Request().Context()
+	var err error
+	if p.Tokens, err = a.Tokens.List(ctx, u.ID); err != nil {
+		return err
+	}
+	if p.Account.Devices, err = a.Devices.Devices(ctx, u.ID, session(c).ID); err != nil {
+		return err
+	}
+	p.Account.User = u
 	// The page may hold a secret: never cache it.
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return a.render(c, http.StatusOK, views.Settings(p), nil)
+	return a.render(c, status, views.Settings(p), nil)
 }
 
 // createToken makes a named token and sends the browser to see it once.
@@ -59,21 +56,14 @@ func (a *App) createToken(c echo.Context) error {
 	name := c.FormValue("name")
 	tok, raw, err := a.Tokens.Create(ctx, u.ID, name)
 	if errors.Is(err, models.ErrTokenName) {
-		tokens, lerr := a.Tokens.List(ctx, u.ID)
-		if lerr != nil {
-			return lerr
-		}
-		return a.render(c, http.StatusUnprocessableEntity, views.Settings(views.SettingsPage{Tokens: tokens,
-			Error: "settings.err_name", Name: name}), nil)
+		return a.renderSettings(c, http.StatusUnprocessableEntity, views.SettingsPage{Error: "settings.err_name", Name: name})
 	}
 	if err != nil {
 		return err
 	}
-	sealed, err := a.tokenFlash.Encode(newTokenCookie, u.ID+"\n"+tok.Name+"\n"+raw)
-	if err != nil {
+	if err := a.sealOnce(c, newAPIToken, u.ID, tok.Name, raw); err != nil {
 		return err
 	}
-	c.SetCookie(a.tokenCookie(sealed, newTokenTTL))
 	return c.Redirect(http.StatusSeeOther, "/settings#new-token")
 }
 
@@ -83,27 +73,4 @@ func (a *App) revokeToken(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/settings?revoked=1")
-}
-
-// takeNewToken reads and clears the sealed new token, if it is this user's.
-func (a *App) takeNewToken(c echo.Context, userID string) (name, raw string) {
-	ck, err := c.Cookie(newTokenCookie)
-	if err != nil {
-		return "", ""
-	}
-	c.SetCookie(a.tokenCookie("", -1))
-	var v string
-	if a.tokenFlash.Decode(newTokenCookie, ck.Value, &v) != nil {
-		return "", ""
-	}
-	parts := strings.SplitN(v, "\n", 3)
-	if len(parts) != 3 || parts[0] != userID {
-		return "", ""
-	}
-	return parts[1], parts[2]
-}
-
-func (a *App) tokenCookie(value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: newTokenCookie, Value: value, Path: "/settings", MaxAge: maxAge, HttpOnly: true,
-		Secure: a.Sessions.Options.Secure, SameSite: http.SameSiteStrictMode}
 }

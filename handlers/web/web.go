@@ -5,7 +5,6 @@ package web
 
 import (
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -13,6 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"aula/handlers"
+	"aula/mail"
 	"aula/models"
 	"aula/static"
 	"aula/tutor"
@@ -49,8 +49,18 @@ type App struct {
 
 	// Tokens are the personal API tokens of the JSON API and MCP.
 	Tokens *models.Tokens
-	// tokenFlash seals a new token in the cookie that shows it once.
-	tokenFlash *securecookie.SecureCookie
+
+	// Devices, Resets and ResetThrottle serve the account settings and
+	// forgotten passwords; Post sends email (a nil or disabled Post sends
+	// none, and the forgot page then says to ask an administrator).
+	Devices       *models.Sessions
+	Resets        *models.PasswordResets
+	ResetThrottle *models.ResetThrottle
+	Post          *mail.Post
+	// BaseURL starts the reset links an admin hands out; "" uses the request's host.
+	BaseURL string
+	// onceCodec seals the secrets a page shows once (once.go).
+	onceCodec *securecookie.SecureCookie
 }
 
 // New builds the site's dependencies on one database: every store, the
@@ -60,6 +70,8 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 	// memory-hungry password hashing.
 	users := models.NewUsers(db)
 	users.Hashing = models.NewDefaultHashing()
+	resets := models.NewPasswordResets(db)
+	resets.Hashing = users.Hashing
 	return &App{
 		DB:            db,
 		Users:         users,
@@ -81,7 +93,10 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		SlowAfter:     8 * time.Second,
 		Metrics:       m,
 		Tokens:        models.NewTokens(db),
-		tokenFlash:    newTokenFlash(sessionKey),
+		Devices:       models.NewSessions(db),
+		Resets:        resets,
+		ResetThrottle: models.NewResetThrottle(db),
+		onceCodec:     newOnceCodec(sessionKey),
 	}
 }
 
@@ -93,13 +108,14 @@ func (a *App) Routes(e *echo.Echo) {
 	// Everything else is a page of the site: it has a session, a language and
 	// CSRF checks, and is nobody's but its reader's to keep (no-store).
 	site := e.Group("", handlers.NoStore, a.loadSession, a.checkCSRF)
-	site.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/learn") })
+	site.GET("/", a.home)
 	site.GET("/signup", a.signupForm)
 	site.POST("/signup", a.signup)
 	site.GET("/login", a.loginForm)
 	site.POST("/login", a.login)
 	site.POST("/logout", a.logout)
 	site.POST("/locale", a.setLocale)
+	a.passwordRoutes(site)
 
 	auth := site.Group("", a.requireUser)
 	auth.GET("/learn", a.catalog)

@@ -19,13 +19,15 @@ import (
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
-	"net/mail"
+	netmail "net/mail"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"aula/mail"
 )
 
 // User and Password are the credentials the server accepts.
@@ -39,7 +41,7 @@ type Received struct {
 	From, To    string
 	Subject     string
 	Text, HTML  string
-	Header      mail.Header
+	Header      netmail.Header
 	TLS, Authed bool
 	ContentType string
 	Raw         []byte
@@ -88,6 +90,14 @@ func start(t testing.TB, secure bool) *Server {
 		s.URL = fmt.Sprintf("smtp://%s:%s@%s", User, Password, host)
 	}
 	return s
+}
+
+// From is the sender MailConfig sets.
+const From = "aula@school.example"
+
+// MailConfig is the configuration that sends to this server, trusting its certificate.
+func (s *Server) MailConfig() mail.Config {
+	return mail.Config{URL: s.URL, From: From, TLS: s.ClientTLS}
 }
 
 // Next waits for the next message, failing the test after 10 seconds.
@@ -142,7 +152,7 @@ func (s *session) Data(r io.Reader) error {
 
 // decode fills the subject and the text and HTML parts from Raw.
 func decode(rec *Received) error {
-	msg, err := mail.ReadMessage(strings.NewReader(string(rec.Raw)))
+	msg, err := netmail.ReadMessage(strings.NewReader(string(rec.Raw)))
 	if err != nil {
 		return fmt.Errorf("smtptest: %w", err)
 	}
