@@ -116,3 +116,16 @@ func TestSignupThrottlePerAddress(t *testing.T) {
 		t.Errorf("another address is throttled too: %v", err)
 	}
 }
+
+func TestSignupThrottleSweep(t *testing.T) {
+	db := pgtest.New(t)
+	th := models.NewSignupThrottle(db.DB)
+	ctx := context.Background()
+	if err := th.Reserve(ctx, "192.0.2.30"); err != nil {
+		t.Fatal(err)
+	}
+	db.Exec(`INSERT INTO signup_attempts (address, attempted_at) VALUES ('192.0.2.31', now() - interval '25 hours')`)
+	if n, err := th.Sweep(ctx); err != nil || n != 1 {
+		t.Errorf("swept %d, %v; want the one sign-up older than a day", n, err)
+	}
+}
