@@ -60,10 +60,20 @@ func (s *AIRoutes) List(ctx context.Context) ([]AIRoute, error) {
 	return rs, nil
 }
 
-// Save creates or replaces a route; the caller has checked the provider.
+// ErrInvalidRoute is a route with a temperature or token limit out of range.
+var ErrInvalidRoute = errors.New("temperature must be between 0 and 2 and max tokens between 1 and 32768")
+
+// Save creates or replaces a route (max tokens 0 means 1,024); the caller
+// has checked the provider. ErrInvalidRoute when a limit is out of range.
 func (s *AIRoutes) Save(ctx context.Context, r AIRoute) error {
 	if !validUseCase(r.UseCase) {
 		return ErrUnknownUseCase
+	}
+	if r.MaxTokens == 0 {
+		r.MaxTokens = 1024
+	}
+	if r.Temperature < 0 || r.Temperature > 2 || r.MaxTokens < 1 || r.MaxTokens > 32768 {
+		return ErrInvalidRoute
 	}
 	if r.UpdatedBy != nil && !validID(*r.UpdatedBy) {
 		r.UpdatedBy = nil

@@ -25,10 +25,17 @@ func TestDeleteConversationStopsItsAnswers(t *testing.T) {
 	}
 	<-started
 	other := f.user(models.PlanPro)
-	if err := f.svc.DeleteConversation(context.Background(), other, c); !errors.Is(err, models.ErrNotFound) {
+	// The site and the API delete a thread this way: stop, then delete.
+	deleteConversation := func(userID string) error {
+		if err := f.svc.Streams().StopConversation(context.Background(), userID, c); err != nil {
+			return err
+		}
+		return models.NewConversations(f.db.DB).Delete(context.Background(), userID, c)
+	}
+	if err := deleteConversation(other); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("someone else's delete: %v", err)
 	}
-	if err := f.svc.DeleteConversation(context.Background(), u, c); err != nil {
+	if err := deleteConversation(u); err != nil {
 		t.Fatal(err)
 	}
 	var status string

@@ -91,10 +91,7 @@ func (s *Service) provider(ctx context.Context) (*models.AIRoute, Provider, outc
 		return nil, nil, outcome{}.failed(CodeContextError, err.Error())
 	}
 	o := outcome{provider: route.Provider, model: route.Model}
-	if err := s.cfg.CheckCredentials(route.Provider, s.cfg.Credentials); err != nil {
-		return nil, nil, o.failed(providerErrorCode(err), err.Error())
-	}
-	prov, err := s.cfg.NewProvider(ctx, route.Provider, route.Model, s.cfg.Credentials)
+	prov, err := s.OpenProvider(ctx, *route)
 	if err != nil {
 		return nil, nil, o.failed(providerErrorCode(err), err.Error())
 	}

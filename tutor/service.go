@@ -52,7 +52,7 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.streams.Start(ctx); err != nil {
 		return fmt.Errorf("start tutor: %w", err)
 	}
-	if err := s.SeedRoutes(ctx, s.cfg.DefaultProvider, s.cfg.DefaultModel); err != nil {
+	if err := s.routes.SeedMissing(ctx, s.cfg.DefaultProvider, s.cfg.DefaultModel); err != nil {
 		return fmt.Errorf("start tutor: %w", err)
 	}
 	return nil

@@ -535,11 +535,18 @@ func TestRoutes(t *testing.T) {
 	if err != nil || info.Provider != ProviderOffline || !info.Offline {
 		t.Fatalf("seeded route: %+v %v", info, err)
 	}
-	err = f.svc.SaveRoute(ctx, models.AIRoute{UseCase: models.UseTutorChat, Provider: ProviderOpenAI, Model: "gpt-x"})
+	// The admin page checks the provider, then saves the route.
+	saveRoute := func(r models.AIRoute) error {
+		if err := f.svc.CheckProvider(r.Provider); err != nil {
+			return err
+		}
+		return models.NewAIRoutes(f.db.DB).Save(ctx, r)
+	}
+	err = saveRoute(models.AIRoute{UseCase: models.UseTutorChat, Provider: ProviderOpenAI, Model: "gpt-x"})
 	if !errors.Is(err, ErrNoCredentials) {
 		t.Fatalf("saving a route without credentials: %v", err)
 	}
-	if err := f.svc.SaveRoute(ctx, models.AIRoute{UseCase: models.UseTutorChat, Provider: ProviderOllama, Model: "llama3"}); err != nil {
+	if err := saveRoute(models.AIRoute{UseCase: models.UseTutorChat, Provider: ProviderOllama, Model: "llama3"}); err != nil {
 		t.Fatal(err)
 	}
 	u := f.user(models.PlanPro)

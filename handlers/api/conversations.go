@@ -196,7 +196,11 @@ func (a *App) apiGetConversation(c echo.Context) error {
 
 // apiDeleteConversation deletes one of the user's threads.
 func (a *App) apiDeleteConversation(c echo.Context) error {
-	if err := a.Tutor.DeleteConversation(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("id")); err != nil {
+	ctx, uid, cid := c.Request().Context(), handlers.UserFrom(c).ID, c.Param("id")
+	if err := a.Streams.StopConversation(ctx, uid, cid); err != nil {
+		return err
+	}
+	if err := a.Conversations.Delete(ctx, uid, cid); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -226,7 +228,7 @@ func (a *App) renderAIRoutes(c echo.Context, status int, v views.AdminRoutesView
 
 // routesByUseCase lists a route for every use case, the default where none was saved yet.
 func (a *App) routesByUseCase(c echo.Context) ([]models.AIRoute, error) {
-	saved, err := a.Tutor.Routes(c.Request().Context())
+	saved, err := a.AIRoutes.List(c.Request().Context())
 	if err != nil {
 		return nil, err
 	}
@@ -255,14 +257,17 @@ func (a *App) adminSaveRoute(c echo.Context) error {
 	r := routes[slices.Index(models.UseCases, use)]
 	uid := handlers.UserFrom(c).ID
 	r.Provider, r.Model, r.UpdatedBy = c.FormValue("provider"), c.FormValue("model"), &uid
-	err = a.Tutor.SaveRoute(c.Request().Context(), r)
+	err = a.Tutor.CheckProvider(r.Provider)
+	if err == nil {
+		err = a.AIRoutes.Save(c.Request().Context(), r)
+	}
 	var msg string
 	switch {
 	case errors.Is(err, tutor.ErrNoCredentials):
-		msg = t(c, "admin.err.no_creds", r.Provider, errors.Unwrap(err).Error())
+		msg = t(c, "admin.err.no_creds", r.Provider, err.Error())
 	case errors.Is(err, tutor.ErrUnknownProvider):
 		msg = t(c, "admin.err.provider", r.Provider)
-	case errors.Is(err, tutor.ErrInvalidRoute):
+	case errors.Is(err, models.ErrInvalidRoute):
 		msg = t(c, "admin.err.route")
 	case err != nil:
 		return err
@@ -283,7 +288,7 @@ func (a *App) adminTestRoute(c echo.Context) error {
 	if !slices.Contains(models.UseCases, use) {
 		return echo.ErrNotFound
 	}
-	answer, latency, err := a.Tutor.TestRoute(c.Request().Context(), use)
+	answer, latency, err := a.testRoute(c.Request().Context(), use)
 	errMsg := ""
 	if err != nil {
 		errMsg = err.Error()
@@ -295,6 +300,19 @@ func (a *App) adminTestRoute(c echo.Context) error {
 		return err
 	}
 	return redirect(c, "/admin/routes#route-test")
+}
+
+// testRoute sends the route test through the saved route of a use case.
+func (a *App) testRoute(ctx context.Context, use string) (string, time.Duration, error) {
+	r, err := a.AIRoutes.Get(ctx, use)
+	if err != nil {
+		return "", 0, err
+	}
+	p, err := a.Tutor.OpenProvider(ctx, *r)
+	if err != nil {
+		return "", 0, fmt.Errorf("test route %s: %w", use, err)
+	}
+	return tutor.TestRoute(ctx, p, *r)
 }
 
 // takeRouteTest returns the last route test's result once, or nil.

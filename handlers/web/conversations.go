@@ -175,7 +175,11 @@ func (a *App) deleteConfirm(c echo.Context) error {
 
 // deleteConversation removes the user's thread (stopping its answers in flight) and opens the next most recent one.
 func (a *App) deleteConversation(c echo.Context) error {
-	if err := a.Tutor.DeleteConversation(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("cid")); err != nil {
+	ctx, uid, cid := c.Request().Context(), handlers.UserFrom(c).ID, c.Param("cid")
+	if err := a.Streams.StopConversation(ctx, uid, cid); err != nil {
+		return err
+	}
+	if err := a.Conversations.Delete(ctx, uid, cid); err != nil {
 		return err
 	}
 	return redirect(c, "/chat")

@@ -32,6 +32,7 @@ type App struct {
 	Messages      *models.Messages
 	Quotas        *models.Quotas
 	Attachments   *models.Attachments
+	AIRoutes      *models.AIRoutes
 	Tutor         *tutor.Service
 	Streams       *stream.Broker
 	Log           *slog.Logger
@@ -83,6 +84,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Messages:      models.NewMessages(db),
 		Quotas:        models.NewQuotas(db),
 		Attachments:   models.NewAttachments(db),
+		AIRoutes:      models.NewAIRoutes(db),
 		Stats:         models.NewStats(db),
 		Audit:         models.NewAudit(db),
 		Suggestions:   models.NewSuggestions(db),

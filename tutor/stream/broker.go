@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -339,4 +340,27 @@ func (b *Broker) Stats() Stats {
 		s.Notifications = b.listener.received.Load()
 	}
 	return s
+}
+
+// StopConversation stops the user's answers still being written in a
+// conversation and waits until they are stored, so none keeps generating
+// for a thread about to be deleted. A conversation that is not the
+// user's has nothing to stop.
+func (b *Broker) StopConversation(ctx context.Context, userID, conversationID string) error {
+	msgs, err := b.msgs.ListByConversation(ctx, userID, conversationID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stop conversation: %w", err)
+	}
+	for _, m := range msgs {
+		if m.Status != models.StatusStreaming {
+			continue
+		}
+		if err := b.Cancel(ctx, userID, m.ID); err != nil && !errors.Is(err, models.ErrNotFound) {
+			return fmt.Errorf("stop conversation: %w", err)
+		}
+	}
+	return nil
 }
