@@ -46,6 +46,12 @@ func (s *Service) generate(ctx context.Context, j *job) {
 	defer j.st.Cancel(nil)
 	stopPersist := s.streams.Persist(j.st)
 	o := s.run(ctx, j)
+	if o.status == models.StatusFailed && errors.Is(context.Cause(ctx), stream.ErrCancelled) {
+		// Stop is never an error, whatever it interrupted (reading the
+		// route, retrieving, waiting for the first token): what was
+		// written is kept, refunded only when nothing was.
+		o.status, o.code, o.detail, o.content = models.StatusCancelled, "", "", stream.Clean(j.st.Text())
+	}
 	// The batch writer stops before Finish, so a late batch cannot race
 	// the final text (it would be refused anyway: the row is no longer streaming).
 	stopPersist()
@@ -206,10 +212,9 @@ func (s *Service) store(j *job, o outcome) {
 	if o.status == models.StatusFailed {
 		o.content = "" // a failed answer is never kept half-written
 	}
+	// The detail (a provider's or the database's own words) goes to the
+	// log only: the metadata reaches the student (their data export).
 	o.receipt.Truncated = o.truncated
-	if o.detail != "" {
-		o.receipt.Error = clipRunes(stream.Clean(o.detail), 300)
-	}
 	meta, _ := json.Marshal(o.receipt)
 	in := models.FinishInput{Status: o.status, Content: o.content, ErrorCode: o.code, Provider: o.provider, Model: o.model,
 		LatencyMs: int(s.now().Sub(j.start).Milliseconds()), TtftMs: o.ttft,
