@@ -106,6 +106,8 @@ func chatStreamFollows(t *testing.T, b *browser.Browser, st *stepper, size strin
 		st.step <- struct{}{}
 	}
 	waitFor(b, "more lines", fmt.Sprintf(`document.getElementById('body-%s').textContent.includes('Line 17 ')`, mid))
+	// Let any scroll the new lines started come to rest before measuring.
+	waitFor(b, "the list at rest", `(() => { const t = document.getElementById('messages').scrollTop; const same = window.__st === t; window.__st = t; return same; })()`)
 	after := eval[float64](b, `document.getElementById('messages').scrollTop`)
 	figure(t, "chat"+size+".scrolled_up_moved_px", after-top)
 	if after != top {

@@ -240,3 +240,16 @@ func TestLayoutPhonePanelSheet(t *testing.T) {
 		b.Errorf("closing the panel moved the lesson from %.0f to %.0f", y, after)
 	}
 }
+
+// The panel's list follows a streaming answer while the student is at its
+// bottom; scrolled up, it stays put and offers "↓ latest".
+func TestLayoutPanelFollows(t *testing.T) {
+	st := streamLines(40)
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
+	b.Viewport(browser.Desktop, false)
+	b.Navigate(s.URL + "/learn/networking/vlan-basics")
+	openPanel(b)
+	chatStreamFollows(t, b, st, "panel")
+}
