@@ -1,9 +1,6 @@
 package pgtest
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
 // UserColumns lists every column of the schema that holds a user id
 // (user_id, *_by, users.id), read from information_schema so a table
@@ -36,7 +33,7 @@ func RowsNaming(t testing.TB, db *DB, id string) map[string]int {
 	n := map[string]int{}
 	for _, tc := range UserColumns(t, db) {
 		var c int
-		if err := db.Raw(fmt.Sprintf(`SELECT count(*) FROM %q WHERE %q = ?`, tc[0], tc[1]), id).Row().Scan(&c); err != nil {
+		if err := db.Raw(`SELECT count(*) FROM `+ident(tc[0])+` WHERE `+ident(tc[1])+` = ?`, id).Row().Scan(&c); err != nil {
 			t.Fatal(err)
 		}
 		n[tc[0]+"."+tc[1]] = c
