@@ -1,19 +1,12 @@
 package tutor
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"aula/models"
-	"aula/tutor/stream"
 )
-
-// condenseTimeout bounds the model call that rewrites a follow-up; past it
-// the keyword method answers, so a slow model never delays retrieval much.
-const condenseTimeout = 5 * time.Second
 
 // priorTurn is an earlier turn as condensation sees it.
 type priorTurn struct {
@@ -120,35 +113,6 @@ func priorTurns(ms []models.Message) []priorTurn {
 		out = append(out, p)
 	}
 	return out
-}
-
-const condenseSystem = `You rewrite a student's follow-up question into one standalone search query for a lesson database.
-Use the conversation to resolve what "it", "that", "y ...", "and ..." refer to. Keep the student's language.
-Answer with the query only: no quotes, no explanation, at most 20 words.`
-
-// modelCondense asks the condense route's model for a standalone query;
-// it returns "" on any failure so the caller falls back to keywords.
-func modelCondense(ctx context.Context, p Provider, route *models.AIRoute, question string, prior []priorTurn) string {
-	ctx, cancel := context.WithTimeout(ctx, condenseTimeout)
-	defer cancel()
-	var hist []Turn
-	for i := min(len(prior), 4) - 1; i >= 0; i-- {
-		hist = append(hist, Turn{Role: prior[i].Role, Content: clipRunes(prior[i].Content, 1500)})
-	}
-	var b strings.Builder
-	_, err := p.Stream(ctx, Request{System: condenseSystem, History: hist, Question: question,
-		Model: route.Model, Temperature: 0, MaxTokens: 64, Mode: "condense"}, func(tok string) error {
-		b.WriteString(tok)
-		return nil
-	})
-	if err != nil || ctx.Err() != nil {
-		return ""
-	}
-	q := strings.Trim(strings.TrimSpace(stream.Clean(b.String())), `"'`)
-	if q == "" || utf8.RuneCountInString(q) > 400 {
-		return ""
-	}
-	return q
 }
 
 // clipRunes cuts s to at most n characters.

@@ -19,7 +19,7 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	lang := s.answerLang(ctx, j)
 	guide := NextGuide(conv.Style, j.plain, lastReceipt(hist.Recent))
 
-	query, method := s.condense(ctx, j.plain, hist.Recent)
+	query, method := s.condense(j.plain, hist.Recent)
 	scope := Scope{Mode: conv.Mode, Lang: lang}
 	if conv.LessonID != nil && conv.Mode == models.ModeLesson {
 		scope.LessonID = *conv.LessonID
@@ -51,20 +51,14 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	return req, r, nil
 }
 
-// condense turns a follow-up into a standalone retrieval query, with the
-// condense route's model when one is configured and keywords otherwise.
-func (s *Service) condense(ctx context.Context, question string, recent []models.Message) (string, string) {
+// condense turns a follow-up into a standalone retrieval query with the
+// keyword method: no model call may stand between a question and its
+// first token (a condense model made every follow-up wait for a whole
+// answer of its own first).
+func (s *Service) condense(question string, recent []models.Message) (string, string) {
 	prior := priorTurns(recent)
 	if len(prior) == 0 {
 		return question, "none"
-	}
-	if route, err := s.route(ctx, models.UseCondense); err == nil && route.Provider != ProviderOffline &&
-		s.cfg.CheckCredentials(route.Provider, s.cfg.Credentials) == nil {
-		if p, err := s.cfg.NewProvider(ctx, route.Provider, route.Model, s.cfg.Credentials); err == nil {
-			if q := modelCondense(ctx, p, route, question, prior); q != "" {
-				return q, "model"
-			}
-		}
 	}
 	return KeywordCondense(question, prior), "keyword"
 }

@@ -55,6 +55,9 @@ type Options struct {
 	// Malformed sends the headers and a truncated, unparseable first frame,
 	// then ends the response without the provider's end marker.
 	Malformed bool
+	// FirstTokenDelay holds every stream this long before its first token,
+	// as a model thinks before answering (benchmarks of the felt wait).
+	FirstTokenDelay time.Duration
 	// TokensPerSecond paces the tokens (0: as fast as possible); benchmarks
 	// use it to model a real model's output rate.
 	TokensPerSecond float64
@@ -330,6 +333,13 @@ func (st *reply) stream() {
 	opts, model, usage := st.s.opts, st.req.Model, st.usage()
 	if !st.write(func(w io.Writer) error { return st.enc.start(w, model, usage[0]) }) {
 		return
+	}
+	if opts.FirstTokenDelay > 0 {
+		select {
+		case <-time.After(opts.FirstTokenDelay):
+		case <-st.ctx.Done():
+			return
+		}
 	}
 	var tick <-chan time.Time
 	if opts.TokensPerSecond > 0 {
