@@ -12,9 +12,9 @@ import (
 
 // Channels aula processes LISTEN on; see Streams.
 const (
-	// StreamChannel carries "<message id> <content length in bytes>" when
-	// a streaming answer's stored text grew, and "<message id> end" when
-	// it was finished by a process other than its owner (the sweep).
+	// StreamChannel carries "<message id> <content length in bytes>" pairs
+	// (or "*": any) when streaming answers' stored text grew, and
+	// "<message id> end" when one was finished.
 	StreamChannel = "aula_stream"
 	// CancelChannel carries "<message id>": the process generating that
 	// answer stops it, as if the student had pressed stop there.
@@ -66,27 +66,62 @@ func NewStreams(db *gorm.DB) (*Streams, error) {
 	return &Streams{db: sqlDB}, nil
 }
 
-// Append adds text to the stored content of a streaming answer the owner
-// holds, provided the stored content is at bytes long (so a retried write
-// can never double text), and notifies StreamChannel in the same
-// statement. It returns the new length, or ErrLeaseLost.
-func (s *Streams) Append(ctx context.Context, id, owner string, at int, text string) (int, error) {
-	var n int
-	var ignored string
-	err := s.db.QueryRowContext(ctx, `WITH u AS (
-			UPDATE messages SET content = content || $3
-			WHERE id = $1 AND status = 'streaming' AND lease_owner = $2 AND octet_length(content) = $4
-			RETURNING id, octet_length(content) AS n
+// Piece is text to add to a streaming answer whose stored content is At
+// bytes long.
+type Piece struct {
+	ID   string
+	At   int
+	Text string
+}
+
+// maxNotifiedIDs bounds the ids one notification names (its payload is
+// at most 8,000 bytes); past it the notification says "*": every follower
+// re-reads its row.
+const maxNotifiedIDs = 150
+
+// AppendBatch adds each piece to the stored content of a streaming answer
+// owner holds, provided the stored content is At bytes long (so a retried
+// write can never double text), in one statement and one commit however
+// many answers there are, and notifies StreamChannel once with the ids
+// that grew. It returns the new length of each answer it grew; an answer
+// missing from it is no longer owner's (ErrLeaseLost for that answer).
+func (s *Streams) AppendBatch(ctx context.Context, owner string, pieces []Piece) (map[string]int, error) {
+	if len(pieces) == 0 {
+		return map[string]int{}, nil
+	}
+	ids, ats, texts := make([]string, len(pieces)), make([]int64, len(pieces)), make([]string, len(pieces))
+	for i, p := range pieces {
+		ids[i], ats[i], texts[i] = p.ID, int64(p.At), p.Text
+	}
+	rows, err := s.db.QueryContext(ctx, `WITH v AS (
+			SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::text[]) AS v(id, at, text)
+		), u AS (
+			UPDATE messages m SET content = m.content || v.text
+			FROM v WHERE m.id = v.id AND m.status = 'streaming' AND m.lease_owner = $1 AND octet_length(m.content) = v.at
+			RETURNING m.id, octet_length(m.content) AS n
+		), note AS (
+			SELECT pg_notify('`+StreamChannel+`', CASE WHEN count(*) > `+fmt.Sprint(maxNotifiedIDs)+` THEN '*'
+				ELSE string_agg(id::text || ' ' || n::text, ' ') END) AS sent
+			FROM u HAVING count(*) > 0
 		)
-		SELECT n, pg_notify('`+StreamChannel+`', id::text || ' ' || n::text)::text FROM u`,
-		id, owner, text, at).Scan(&n, &ignored)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrLeaseLost
-	}
+		SELECT u.id::text, u.n FROM u LEFT JOIN note ON true`, owner, ids, ats, texts)
 	if err != nil {
-		return 0, fmt.Errorf("append answer text: %w", err)
+		return nil, fmt.Errorf("append answer text: %w", err)
 	}
-	return n, nil
+	defer rows.Close()
+	grown := make(map[string]int, len(pieces))
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("append answer text: %w", err)
+		}
+		grown[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("append answer text: %w", err)
+	}
+	return grown, nil
 }
 
 // Renew pushes forward the leases owner holds on the answers ids (one

@@ -170,12 +170,17 @@ func countNotifications(t testing.TB, dsn string) *notificationCounter {
 			if err != nil {
 				return
 			}
-			id, rest, _ := strings.Cut(n.Payload, " ")
-			if rest == "end" {
-				continue // the end of an answer, not a batch of its text
+			// A batch names "<id> <bytes>" pairs; "<id> end" is the end
+			// of an answer, not text.
+			if strings.HasSuffix(n.Payload, " end") {
+				continue
 			}
 			c.mu.Lock()
-			c.counts[id]++
+			for _, f := range strings.Fields(n.Payload) {
+				if len(f) == 36 {
+					c.counts[f]++
+				}
+			}
 			c.mu.Unlock()
 		}
 	}()

@@ -39,10 +39,9 @@ type Config struct {
 	LeaseTTL time.Duration
 	// SweepInterval is how often expired leases are looked for (default LeaseTTL/3).
 	SweepInterval time.Duration
-	// FlushInterval and FlushBytes batch the answer text written to the
-	// row and notified (defaults DefaultFlushInterval and DefaultFlushBytes).
+	// FlushInterval is how often the answer text of every generation in
+	// flight is written to the rows, in one statement (default DefaultFlushInterval).
 	FlushInterval time.Duration
-	FlushBytes    int
 	// PollInterval is how often a follower re-reads the row without a
 	// notification (default DefaultPollInterval).
 	PollInterval time.Duration
@@ -62,9 +61,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FlushInterval <= 0 {
 		c.FlushInterval = DefaultFlushInterval
-	}
-	if c.FlushBytes <= 0 {
-		c.FlushBytes = DefaultFlushBytes
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = DefaultPollInterval
@@ -106,6 +102,8 @@ type Broker struct {
 	away     bool      // the last statement could not reach it
 	back     time.Time // when it was reached again after being away
 
+	writer writer
+
 	flushes atomic.Int64
 	remotes atomic.Int64
 }
@@ -116,7 +114,8 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) *Broker {
 	if log == nil {
 		log = slog.Default()
 	}
-	b := &Broker{cfg: cfg, log: log.With("instance", cfg.InstanceID), hub: NewHub(), msgs: models.NewMessages(db)}
+	b := &Broker{cfg: cfg, log: log.With("instance", cfg.InstanceID), hub: NewHub(), msgs: models.NewMessages(db),
+		writer: writer{streams: map[*Stream]*pending{}}}
 	b.base, b.stop = context.WithCancelCause(context.Background())
 	b.bgCtx, b.bgStop = context.WithCancel(context.Background())
 	b.store, b.storeErr = models.NewStreams(db)
@@ -145,7 +144,8 @@ func (b *Broker) Start(ctx context.Context) error {
 		if b.listener != nil {
 			b.startListener(ctx)
 		}
-		b.bg.Add(2)
+		b.bg.Add(3)
+		go b.every(b.bgCtx, b.cfg.FlushInterval, b.flush)
 		go b.every(b.bgCtx, b.cfg.LeaseTTL/3, b.renew)
 		go b.every(b.bgCtx, b.cfg.SweepInterval, b.Sweep)
 	})
@@ -328,7 +328,7 @@ func (b *Broker) Active() int { return b.hub.Active() }
 
 // Stats counts the cross-process work of a broker since it started.
 type Stats struct {
-	Flushes       int64 // batched writes of answer text (each one notification)
+	Flushes       int64 // batched writes of answer text (each one statement and one notification)
 	Notifications int64 // notifications received on the LISTEN connection
 	Remote        int64 // streams followed from the database
 }

@@ -13,11 +13,9 @@ import (
 
 // Batching and polling defaults (several processes on one database).
 const (
-	// DefaultFlushInterval and DefaultFlushBytes batch the answer text
-	// written to the row (and the notifications that follow): a write at
-	// most every interval, or sooner once that many bytes are waiting.
+	// DefaultFlushInterval is how often the text of the answers in
+	// flight is written to their rows (and followers notified).
 	DefaultFlushInterval = 100 * time.Millisecond
-	DefaultFlushBytes    = 4096
 	// DefaultPollInterval is how often a follower on another process
 	// re-reads the row without a notification: the safety net while its
 	// LISTEN connection is being re-established.

@@ -2,84 +2,103 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"strings"
-	"time"
+	"sync"
 
 	"aula/models"
 )
 
-// Persist writes a generation's text to its row in batches while it
-// runs, reading it through a Subscription like any other reader: the
-// first text at once (a follower elsewhere sees the first token without
-// waiting a batch), then at most every FlushInterval unless FlushBytes
-// are waiting. The returned stop ends it and waits; the final text is
-// written by the engine's Finish. A row that is no longer ours (another
-// process ended it) cancels the generation with ErrLeaseLost.
+// The answer text of every generation in flight here is written to its
+// row by one writer per process: every FlushInterval it reads each
+// stream through its Subscription and appends what is new to all the rows
+// in one statement and one commit, with one notification for followers
+// on other processes. The rows serve those followers and crash recovery;
+// local readers read the hub. A generation's final text is written by
+// the engine's Finish after Persist's stop.
+
+// pending is one generation the writer persists.
+type pending struct {
+	st        *Stream
+	sub       *Subscription
+	persisted int             // bytes of the row's content
+	text      strings.Builder // read from the stream, not yet written
+}
+
+// writer holds the generations to persist.
+type writer struct {
+	mu      sync.Mutex
+	streams map[*Stream]*pending
+	// writing is held while a batch is written, so a generation's stop
+	// can wait for a batch that holds its text.
+	writing sync.Mutex
+}
+
+// Persist writes a generation's text to its row while it runs; the
+// returned stop ends that and waits until no write of its text is in
+// flight, so a late batch cannot race the final text. A row that is no
+// longer ours (another process ended it) cancels the generation with
+// ErrLeaseLost.
 func (b *Broker) Persist(st *Stream) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b.persist(ctx, st)
-	}()
+	w := &b.writer
+	p := &pending{st: st, sub: st.Subscribe(0)}
+	w.mu.Lock()
+	w.streams[st] = p
+	w.mu.Unlock()
 	return func() {
-		cancel()
-		<-done
+		w.mu.Lock()
+		delete(w.streams, st)
+		w.mu.Unlock()
+		w.writing.Lock() // a batch in flight may hold its text
+		p.sub.Close()
+		w.writing.Unlock()
 	}
 }
 
-func (b *Broker) persist(ctx context.Context, st *Stream) {
-	sub := st.Subscribe(0)
-	defer sub.Close()
-	var pending strings.Builder
-	persisted := 0
-	var last time.Time
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-sub.Ready():
-		case <-timer.C:
-		}
+// flush writes one batch: the new text of every generation in flight.
+func (b *Broker) flush(ctx context.Context) {
+	w := &b.writer
+	w.writing.Lock()
+	defer w.writing.Unlock()
+	w.mu.Lock()
+	var batch []*pending
+	var pieces []models.Piece
+	for _, p := range w.streams {
 		for {
-			text, _, final, ok, err := sub.Poll()
-			if err != nil || final != nil {
-				return // the final text is the engine's to store
-			}
-			if !ok {
+			text, _, final, ok, err := p.sub.Poll()
+			if !ok || err != nil || final != nil {
 				break
 			}
-			pending.WriteString(text)
+			p.text.WriteString(text)
 		}
-		wait := b.cfg.FlushInterval - time.Since(last)
-		if pending.Len() == 0 || (pending.Len() < b.cfg.FlushBytes && wait > 0) {
-			if pending.Len() > 0 {
-				timer.Reset(wait)
-			}
+		if p.text.Len() > 0 {
+			batch = append(batch, p)
+			pieces = append(pieces, models.Piece{ID: p.st.id, At: p.persisted, Text: p.text.String()})
+		}
+	}
+	w.mu.Unlock()
+	if len(pieces) == 0 {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, sweepTimeout)
+	defer cancel()
+	grown, err := b.store.AppendBatch(rctx, b.cfg.InstanceID, pieces)
+	b.sawDatabase(err)
+	if err != nil {
+		// Kept for the next tick; the final text is stored by Finish anyway.
+		if ctx.Err() == nil {
+			b.log.Warn("stream: store answer text", "answers", len(pieces), "err", err)
+		}
+		return
+	}
+	b.flushes.Add(1)
+	for _, p := range batch {
+		n, ok := grown[p.st.id]
+		if !ok {
+			b.log.Warn("stream: answer taken over by another process; stopping it", "message", p.st.id)
+			p.st.Cancel(ErrLeaseLost)
 			continue
 		}
-		n, err := b.store.Append(ctx, st.id, b.cfg.InstanceID, persisted, pending.String())
-		last = time.Now()
-		switch {
-		case errors.Is(err, models.ErrLeaseLost):
-			b.log.Warn("stream: answer taken over by another process; stopping it", "message", st.id)
-			st.Cancel(ErrLeaseLost)
-			return
-		case err != nil:
-			if ctx.Err() != nil {
-				return
-			}
-			b.log.Warn("stream: store answer text", "message", st.id, "err", err)
-			timer.Reset(b.cfg.FlushInterval)
-			continue
-		}
-		persisted = n
-		pending.Reset()
-		b.flushes.Add(1)
-		timer.Reset(0) // text that came during the write is looked at next
+		p.persisted = n
+		p.text.Reset()
 	}
 }

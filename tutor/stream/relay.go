@@ -94,6 +94,20 @@ func (l *listener) wake(msgID string) {
 	}
 }
 
+// wakeNamed wakes the followers of the answers a StreamChannel payload
+// names ("<id> <length>" pairs, "<id> end"), or all of them for "*".
+func (l *listener) wakeNamed(payload string) {
+	if payload == "*" {
+		l.wake("")
+		return
+	}
+	for _, f := range strings.Fields(payload) {
+		if len(f) == 36 { // an id; lengths and "end" are shorter
+			l.wake(f)
+		}
+	}
+}
+
 // run keeps the LISTEN connection up until ctx ends, reconnecting with a
 // growing pause when the database goes away.
 func (l *listener) run(ctx context.Context, ready chan<- struct{}) {
@@ -137,8 +151,7 @@ func (l *listener) listen(ctx context.Context, ready chan<- struct{}) error {
 		l.received.Add(1)
 		switch n.Channel {
 		case models.StreamChannel:
-			id, _, _ := strings.Cut(n.Payload, " ")
-			l.wake(id)
+			l.wakeNamed(n.Payload)
 		case models.CancelChannel:
 			l.onCancel(n.Payload)
 		}
