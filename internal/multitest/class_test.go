@@ -1,0 +1,319 @@
+package multitest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"aula/internal/fakellm"
+	"aula/models"
+)
+
+// The class benchmark: N students with distinct accounts ask at the same
+// moment through POST /api/v1/tutor/stream of one aula process, beside
+// the fake provider's own first-token figures measured in the same run
+// (N streams opened on it directly). AULA_CLASS sets the class sizes
+// (default 1,50,200); `go tool task loadbench` runs 1,50,200,500,1000.
+
+// classAnswer is the fake model's answer: 200 tokens at 50 tokens/s.
+var classAnswer = func() []string {
+	out := make([]string, 200)
+	for i := range out {
+		out[i] = fmt.Sprintf("w%d ", i)
+	}
+	return out
+}()
+
+// classRow is one class size's figures.
+type classRow struct {
+	N                        int
+	ProvFirst50, ProvFirst99 time.Duration
+	First50, First99         time.Duration
+	Total50, Total99         time.Duration
+	AulaCPU, PGCPU           time.Duration
+	PeakRSS                  int64 // KiB
+	Complete, Errors         int
+}
+
+func BenchmarkClass(b *testing.B) {
+	sizes := []int{1, 50, 200}
+	if v := os.Getenv("AULA_CLASS"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				b.Fatalf("AULA_CLASS=%q: want sizes such as 1,50,200", v)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	var rows []classRow
+	for _, n := range sizes {
+		rows = append(rows, classRun(b, n))
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "\nclass of N students, each its own account, asking at once through the API stream (fake OpenAI, 200 tokens at 50/s)\n")
+	fmt.Fprintf(&out, "%6s | %-17s | %-17s | %-17s | %8s | %8s | %8s | %9s | %s\n",
+		"N", "provider 1st p50/p99", "aula 1st p50/p99", "aula total p50/p99", "aula CPU", "PG CPU", "PG/answer", "peak RSS", "stored complete")
+	for _, r := range rows {
+		fmt.Fprintf(&out, "%6d | %7s / %7s | %7s / %7s | %7s / %7s | %7.2fs | %7.2fs | %6.1fms | %6d MB | %d/%d (errors %d)\n",
+			r.N, ms(r.ProvFirst50), ms(r.ProvFirst99), ms(r.First50), ms(r.First99), ms(r.Total50), ms(r.Total99),
+			r.AulaCPU.Seconds(), r.PGCPU.Seconds(), float64(r.PGCPU.Microseconds())/1000/float64(r.N), r.PeakRSS/1024,
+			r.Complete, r.N, r.Errors)
+	}
+	fmt.Print(out.String())
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
+
+// classRun measures one class size on a fresh database and process.
+func classRun(b *testing.B, n int) classRow {
+	b.Helper()
+	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50})
+	row := classRow{N: n}
+	row.ProvFirst50, row.ProvFirst99 = providerFirstTokens(b, fake.URL, n)
+
+	dbURL, db := freshDB(b)
+	procs := start(b, env(dbURL, "AULA_LLM_PROVIDER=openai", "AULA_LLM_MODEL=fake-model",
+		"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+fake.URL+"/v1"), "class")
+	p := procs[0]
+	tokens := classAccounts(b, dbURL, n)
+
+	pg := postmasterPID(b, db)
+	aulaBefore, pgBefore := cpuOf(p.cmd.Process.Pid, false), pgCPU(pg)
+	firsts, totals, errs := askAtOnce(p.base, tokens)
+	row.AulaCPU = cpuOf(p.cmd.Process.Pid, false) - aulaBefore
+	row.PGCPU = pgCPU(pg) - pgBefore
+	row.PeakRSS = peakRSS(p.cmd.Process.Pid)
+	row.Errors = errs
+	row.First50, row.First99 = pctl(firsts, 50), pctl(firsts, 99)
+	row.Total50, row.Total99 = pctl(totals, 50), pctl(totals, 99)
+	want := strings.Join(classAnswer, "")
+	waitFor(b, time.Minute, "every answer settled", func() bool {
+		var streaming int
+		scan(b, db, `SELECT count(*) FROM messages WHERE status = 'streaming'`, nil, &streaming)
+		return streaming == 0
+	})
+	scan(b, db, `SELECT count(*) FROM messages WHERE role = 'assistant' AND status = 'complete' AND content = $1`,
+		[]any{want}, &row.Complete)
+	return row
+}
+
+// classAccounts creates n PRO students with one API token each.
+func classAccounts(b *testing.B, dbURL string, n int) []string {
+	b.Helper()
+	ctx := context.Background()
+	g, err := models.Open(ctx, dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sqlDB, _ := g.DB()
+	defer sqlDB.Close()
+	// The password hash is never checked: the students use tokens.
+	if err := g.Exec(`INSERT INTO users (email, password_hash, name, plan)
+		SELECT 'class-' || i || '@aula.test', 'x', 'Student ' || i, 'PRO' FROM generate_series(1, ?) i`, n).Error; err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	if err := g.Raw(`SELECT id FROM users WHERE email LIKE 'class-%' ORDER BY email`).Scan(&ids).Error; err != nil {
+		b.Fatal(err)
+	}
+	store := models.NewTokens(g)
+	tokens := make([]string, len(ids))
+	for i, id := range ids {
+		if _, tokens[i], err = store.Create(ctx, id, "class"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return tokens
+}
+
+// askAtOnce has every token ask at the same moment and read its stream to
+// the end; it returns each answer's first-chunk and total times.
+func askAtOnce(base string, tokens []string) (firsts, totals []time.Duration, errs int) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: len(tokens), MaxConnsPerHost: 0}}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for i, tok := range tokens {
+		wg.Go(func() {
+			<-gate
+			body := fmt.Sprintf(`{"message":"Student %d: how do VLANs and trunk ports work?"}`, i)
+			first, total, err := streamOnce(client, base+"/api/v1/tutor/stream", tok, body, `"type":"chunk"`, `"type":"done"`)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs++
+				return
+			}
+			firsts, totals = append(firsts, first), append(totals, total)
+		})
+	}
+	close(gate)
+	wg.Wait()
+	return firsts, totals, errs
+}
+
+// providerFirstTokens opens n streams on the fake provider at once, as
+// aula would, and returns the p50 and p99 of their first tokens.
+func providerFirstTokens(b *testing.B, url string, n int) (p50, p99 time.Duration) {
+	b.Helper()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	var mu sync.Mutex
+	var firsts []time.Duration
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for range n {
+		wg.Go(func() {
+			<-gate
+			first, _, err := streamOnce(client, url+"/v1/chat/completions", "sk-fake",
+				`{"model":"fake-model","stream":true,"messages":[{"role":"user","content":"how do VLANs work?"}]}`,
+				`"content":"w0 "`, "[DONE]")
+			if err == nil {
+				mu.Lock()
+				firsts = append(firsts, first)
+				mu.Unlock()
+			}
+		})
+	}
+	close(gate)
+	wg.Wait()
+	if len(firsts) != n {
+		b.Fatalf("the provider alone answered %d of %d streams", len(firsts), n)
+	}
+	return pctl(firsts, 50), pctl(firsts, 99)
+}
+
+// streamOnce posts body and reads the event stream until a line holding
+// end, timing the first line holding first.
+func streamOnce(client *http.Client, url, token, body, first, end string) (time.Duration, time.Duration, error) {
+	t0 := time.Now()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("status %d", res.StatusCode)
+	}
+	var firstAt time.Duration
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if firstAt == 0 && bytes.Contains(line, []byte(first)) {
+			firstAt = time.Since(t0)
+		}
+		if bytes.Contains(line, []byte(end)) {
+			return firstAt, time.Since(t0), nil
+		}
+	}
+	return 0, 0, fmt.Errorf("stream ended without %s: %v", end, sc.Err())
+}
+
+func pctl(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+// postmasterPID reads the cluster's postmaster.pid.
+func postmasterPID(b *testing.B, db *sql.DB) int {
+	b.Helper()
+	var dir string
+	scan(b, db, `SELECT setting FROM pg_settings WHERE name = 'data_directory'`, nil, &dir)
+	raw, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(raw), "\n", 2)[0]))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pid
+}
+
+// clockTick is the kernel's USER_HZ, the unit of /proc/*/stat times.
+const clockTick = 10 * time.Millisecond
+
+// cpuOf is a process's user+system CPU time from /proc (with its waited-for
+// children's when children is set).
+func cpuOf(pid int, children bool) time.Duration {
+	f := statFields(pid)
+	if len(f) < 17 {
+		return 0
+	}
+	sum := 0
+	last := 15 // utime, stime
+	if children {
+		last = 17 // cutime, cstime
+	}
+	for _, v := range f[13:last] {
+		n, _ := strconv.Atoi(v)
+		sum += n
+	}
+	return time.Duration(sum) * clockTick
+}
+
+// statFields splits /proc/pid/stat, the command name (which may hold
+// spaces) kept as one field.
+func statFields(pid int) []string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil
+	}
+	return append([]string{s[:strings.IndexByte(s, ' ')], s[:i+1]}, strings.Fields(s[i+1:])...)
+}
+
+// pgCPU is the CPU of the postmaster, its exited backends and its live ones.
+func pgCPU(postmaster int) time.Duration {
+	total := cpuOf(postmaster, true)
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if f := statFields(pid); len(f) > 3 && f[3] == strconv.Itoa(postmaster) {
+			total += cpuOf(pid, false)
+		}
+	}
+	return total
+}
+
+// peakRSS is a process's VmHWM in KiB.
+func peakRSS(pid int) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
