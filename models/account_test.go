@@ -24,7 +24,9 @@ func account(t *testing.T, db *pgtest.DB, email, plan string) *models.User {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := models.NewConversations(db.DB).Create(ctx, u.ID, models.ModeTutor, "", 0, "")
+	// Earlier context brought by another program is the user's data too.
+	c, err := models.NewConversations(db.DB).CreateWithContext(ctx, u.ID, models.ModeTutor, "", 0, "",
+		[]models.ContextTurn{{Role: models.RoleUser, Content: "earlier question of " + email}})
 	if err != nil {
 		t.Fatal(err)
 	}
