@@ -69,7 +69,8 @@
   // A sent question clears the input, keeps focus in it, and clears the last error.
   document.addEventListener("htmx:afterRequest", function (e) {
     var form = e.detail.elt;
-    if (!form || form.id !== "ask-form" || !e.detail.successful) return;
+    // A refusal (4xx/5xx) keeps the text and the file: ask.js explains it.
+    if (!form || form.id !== "ask-form" || !e.detail.successful || e.detail.xhr.status >= 400) return;
     form.reset();
     var err = document.getElementById("ask-error");
     if (err) err.textContent = "";

@@ -1,0 +1,174 @@
+// The question form never loses a question. Everything here enhances
+// forms that work without it: a refused question (413, 422, 429, 503, or
+// no answer at all) is explained under the input in the user's language
+// while the text and the file stay; Retry says it is working and, when it
+// fails again, says so; while an answer is being written Send becomes Stop
+// and a question sent meanwhile waits for the answer to end. Every text
+// shown comes from the page (data-* attributes written from i18n).
+(function () {
+  "use strict";
+
+  function askForm() { return document.getElementById("ask-form"); }
+  // By data-status, not the class: HTMX keeps the old class while it settles.
+  function streaming() { return document.querySelector('#messages .msg[data-status="streaming"]'); }
+
+  // isAsk reports whether a request came from the question form or a
+  // suggestion chip, whose refusals are shown under the input.
+  function isAsk(elt) {
+    return !!elt && (elt.id === "ask-form" || !!(elt.closest && elt.closest(".suggestions")));
+  }
+  function retryForm(elt) {
+    return elt && elt.closest ? elt.closest(".answer-error form") : null;
+  }
+
+  // refusalText is what an error response says: the server's inline
+  // message, the error box's title and explanation, or the fallback.
+  function refusalText(xhr, fallback) {
+    var text = "";
+    var ct = xhr && xhr.getResponseHeader ? xhr.getResponseHeader("Content-Type") || "" : "";
+    if (xhr && xhr.responseText && ct.indexOf("text/html") === 0) {
+      var doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+      var box = doc.querySelector(".error-page");
+      if (box) {
+        var parts = [];
+        box.querySelectorAll("h1, p:not(.error-code):not(.muted)").forEach(function (p) {
+          if (!p.querySelector("a")) parts.push(p.textContent.trim());
+        });
+        text = parts.join(" ");
+      } else {
+        text = (doc.body.textContent || "").trim();
+      }
+    }
+    return text || fallback;
+  }
+
+  function showAskError(text) {
+    var err = document.getElementById("ask-error");
+    if (err) err.textContent = text;
+  }
+
+  function showRetryFailed(form, extra) {
+    var note = form.parentElement.querySelector(".retry-again");
+    if (!note) return;
+    note.textContent = note.dataset.refused + (extra ? " " + extra : "");
+    note.hidden = false;
+  }
+
+  function retryIdle(form) {
+    var btn = form.querySelector("button.retry");
+    if (!btn || !btn.dataset.label) return;
+    btn.textContent = btn.dataset.label;
+    btn.disabled = false;
+    btn.removeAttribute("aria-busy");
+  }
+
+  // A refusal the server placed itself (HX-Retarget) is swapped as sent;
+  // any other error response is not drawn into the messages but explained.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var xhr = e.detail.xhr;
+    if (!xhr || xhr.status < 400) return;
+    var elt = e.detail.requestConfig ? e.detail.requestConfig.elt : e.detail.elt;
+    var retry = retryForm(elt);
+    if (isAsk(elt)) {
+      if (xhr.getResponseHeader("HX-Retarget")) return;
+      e.detail.shouldSwap = false;
+      var f = askForm();
+      showAskError(refusalText(xhr, f ? f.dataset.errNetwork : ""));
+    } else if (retry) {
+      e.detail.shouldSwap = false;
+      retryIdle(retry);
+      showRetryFailed(retry, refusalText(xhr, ""));
+    }
+  });
+
+  // No response at all (offline, the server gone): the same, from the page.
+  function unreachable(e) {
+    var elt = e.detail.requestConfig ? e.detail.requestConfig.elt : e.detail.elt;
+    var retry = retryForm(elt);
+    var f = askForm();
+    if (isAsk(elt) && f) showAskError(f.dataset.errNetwork);
+    if (retry) {
+      retryIdle(retry);
+      showRetryFailed(retry, f ? f.dataset.errNetwork : "");
+    }
+  }
+  document.addEventListener("htmx:sendError", unreachable);
+  document.addEventListener("htmx:timeout", unreachable);
+
+  // Retry shows it is working; the answer it reopens is remembered, so that
+  // when it fails again its bubble says so.
+  var retried = {};
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var form = retryForm(e.detail.elt);
+    if (!form) return;
+    var btn = form.querySelector("button.retry");
+    var art = form.closest("article");
+    if (art) retried[art.id] = true;
+    if (!btn) return;
+    btn.dataset.label = btn.textContent;
+    btn.textContent = btn.dataset.busyLabel;
+    btn.disabled = true;
+    btn.setAttribute("aria-busy", "true");
+  });
+  function markFailedAgain() {
+    document.querySelectorAll('.msg.assistant[data-status="failed"]').forEach(function (art) {
+      if (!retried[art.id]) return;
+      var note = art.querySelector(".retry-again");
+      if (note && note.hidden) {
+        note.textContent = note.dataset.again;
+        note.hidden = false;
+      }
+    });
+  }
+
+  // While an answer is being written, Send is Stop; a question sent
+  // meanwhile (Enter) waits for the answer to end and then goes.
+  var queued = null;
+  function syncSend() {
+    var send = document.getElementById("send");
+    if (!send) return;
+    var busy = !!streaming();
+    if (busy && send.dataset.mode !== "stop") {
+      send.dataset.mode = "stop";
+      send.textContent = send.dataset.stopLabel;
+      send.classList.add("danger");
+    } else if (!busy && send.dataset.mode === "stop") {
+      delete send.dataset.mode;
+      send.textContent = send.dataset.sendLabel;
+      send.classList.remove("danger");
+      if (queued) {
+        var go = queued;
+        queued = null;
+        go(true);
+      }
+    }
+  }
+  document.addEventListener("click", function (e) {
+    var send = e.target.closest && e.target.closest("#send");
+    if (!send || send.dataset.mode !== "stop") return;
+    e.preventDefault();
+    var stop = document.querySelector('#messages .msg[data-status="streaming"] button[data-stop]');
+    if (stop) stop.click();
+  }, true);
+  document.addEventListener("htmx:confirm", function (e) {
+    if (!isAsk(e.detail.elt) || !streaming()) return;
+    e.preventDefault();
+    queued = e.detail.issueRequest;
+    var f = askForm();
+    if (f) showAskError(f.dataset.queued);
+  });
+
+  // With JavaScript the placeholder can promise what Enter does.
+  function placeholder() {
+    var q = document.getElementById("q");
+    if (q && q.dataset.jsPlaceholder) q.placeholder = q.dataset.jsPlaceholder;
+  }
+
+  function sync() {
+    syncSend();
+    markFailedAgain();
+    placeholder();
+  }
+  new MutationObserver(sync).observe(document.documentElement, { childList: true, subtree: true });
+  document.addEventListener("DOMContentLoaded", sync);
+})();
