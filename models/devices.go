@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// deviceTouchEvery bounds how often a session's last-seen time is written:
+// DeviceTouchEvery bounds how often a session's last-seen time is written:
 // once per five minutes of activity, not once per request.
-const deviceTouchEvery = 5 * time.Minute
+const DeviceTouchEvery = 5 * time.Minute
 
 // Device is one signed-in session of a user as the settings page lists it.
 // Handle names it in forms: a hash of the session id, so the page never
@@ -84,7 +84,7 @@ func (s *Sessions) SignOutOthers(ctx context.Context, userID, currentID string) 
 }
 
 // Touch records the device and address of a session and that it was seen
-// now; it writes only when the last write is older than deviceTouchEvery
+// now; it writes only when the last write is older than DeviceTouchEvery
 // or the device or address changed.
 func (s *Sessions) Touch(ctx context.Context, sessionID, userAgent, address string) error {
 	if len(userAgent) > 300 {
@@ -94,7 +94,7 @@ func (s *Sessions) Touch(ctx context.Context, sessionID, userAgent, address stri
 	userAgent = strings.ToValidUTF8(strings.ReplaceAll(userAgent, "\x00", ""), "")
 	err := conn(ctx, s.db).Exec(`UPDATE sessions SET last_seen_at = now(), user_agent = ?, address = ?
 		WHERE id = ? AND (last_seen_at < now() - make_interval(secs => ?) OR user_agent <> ? OR address <> ?)`,
-		userAgent, address, sessionID, deviceTouchEvery.Seconds(), userAgent, address).Error
+		userAgent, address, sessionID, DeviceTouchEvery.Seconds(), userAgent, address).Error
 	if err != nil {
 		return fmt.Errorf("touch session: %w", err)
 	}

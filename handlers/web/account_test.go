@@ -12,6 +12,7 @@ import (
 	"aula/internal/pgtest"
 	"aula/internal/webtest"
 	"aula/models"
+	"aula/tutor"
 )
 
 const accountPass = "account-pass-12"
@@ -235,5 +236,26 @@ func TestPasswordFormsShareTheSignInThrottle(t *testing.T) {
 	p := c.Submit(c.Get("/settings/delete"), "#delete-form", map[string]string{"password": accountPass})
 	if p.Status != http.StatusTooManyRequests || p.Header.Get("Retry-After") == "" {
 		t.Fatalf("delete while throttled: %d", p.Status)
+	}
+}
+
+func TestDeviceRowWrittenEveryFewMinutesNotPerRequest(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
+	s := apptest.New(t, func(c *tutor.Config) { c.Now = clk.Now })
+	s.User(t, "ana@example.com", accountPass, models.PlanFree)
+	c := s.SignIn(t, "ana@example.com", accountPass)
+	c.Get("/settings")
+	before := s.SQLs.Load()
+	c.Get("/settings")
+	quiet := s.SQLs.Load() - before
+	clk.Add(models.DeviceTouchEvery)
+	before = s.SQLs.Load()
+	c.Get("/settings")
+	if touched := s.SQLs.Load() - before; touched != quiet+2 {
+		t.Fatalf("a page costs %d statements; after %s %d, want 2 more (touch and save)", quiet, models.DeviceTouchEvery, touched)
+	}
+	p := c.Submit(c.Get("/settings"), "#password-form", map[string]string{"current": accountPass, "password": "a-new-pass-123"})
+	if ua := p.Doc.Find(`#devices tr[data-current="true"] td`).First().AttrOr("title", ""); !strings.HasPrefix(ua, "Go-http-client") {
+		t.Fatalf("the renewed session lost its device: %q", ua)
 	}
 }

@@ -2,12 +2,16 @@ package web
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
@@ -61,9 +65,7 @@ func (a *App) prepare(c echo.Context) error {
 		case err == nil:
 			f.User = u
 			handlers.SetUser(c, u)
-			// What the settings page lists about this session; written at
-			// most every few minutes, or when the device or address changes.
-			if err := a.Devices.Touch(r.Context(), sess.ID, r.UserAgent(), c.RealIP()); err != nil {
+			if err := a.touchDevice(c, sess); err != nil {
 				return err
 			}
 		case models.IsUnavailable(err):
@@ -90,6 +92,33 @@ func (a *App) prepare(c echo.Context) error {
 	c.SetRequest(r.WithContext(ctx))
 	c.Response().Header().Set("Content-Language", lang)
 	return nil
+}
+
+// seenKey is the session value remembering when, and with which device
+// and address, the session's row was last touched.
+const seenKey = "seen"
+
+// touchDevice records what the settings page lists about this session
+// (device, address, last seen). The session remembers the last write, so
+// the row is written every few minutes or when the device or address
+// changes, not on every request.
+func (a *App) touchDevice(c echo.Context, sess *sessions.Session) error {
+	r := c.Request()
+	// The id is in the mark too: a renewed session (sign-in, password
+	// change) is a new row to fill.
+	sum := sha256.Sum256([]byte(r.UserAgent() + "\n" + c.RealIP() + "\n" + sess.ID))
+	mark := hex.EncodeToString(sum[:8])
+	now := a.Tutor.Now()
+	if at, m, ok := strings.Cut(fmt.Sprint(sess.Values[seenKey]), " "); ok && m == mark {
+		if unix, err := strconv.ParseInt(at, 10, 64); err == nil && now.Sub(time.Unix(unix, 0)) < models.DeviceTouchEvery {
+			return nil
+		}
+	}
+	if err := a.Devices.Touch(r.Context(), sess.ID, r.UserAgent(), c.RealIP()); err != nil {
+		return err
+	}
+	sess.Values[seenKey] = fmt.Sprintf("%d %s", now.Unix(), mark)
+	return sess.Save(r, c.Response())
 }
 
 // session returns the request's session (loaded by loadSession).
