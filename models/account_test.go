@@ -43,6 +43,10 @@ func account(t *testing.T, db *pgtest.DB, email, plan string) *models.User {
 	if err := msgs.Rate(ctx, u.ID, turn.Assistant.ID, models.RatingDown, "other", "comment of "+email); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.Exec(`INSERT INTO context_turns (conversation_id, user_id, position, role, content)
+		VALUES (?, ?, 0, 'user', ?)`, c.ID, u.ID, "history of "+email).Error; err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := models.NewTokens(db.DB).Create(ctx, u.ID, "laptop"); err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +95,13 @@ func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 	}
 	before := pgtest.RowsNaming(t, db, gone.ID)
 	for _, k := range []string{"conversations.user_id", "messages.user_id", "attachments.user_id", "plan_usage.user_id",
-		"api_tokens.user_id", "sessions.user_id", "password_resets.user_id", "plan_changes.changed_by"} {
+		"api_tokens.user_id", "sessions.user_id", "password_resets.user_id", "plan_changes.changed_by", "context_turns.user_id"} {
 		if before[k] == 0 {
 			t.Fatalf("setup left %s empty: the test would prove nothing (%v)", k, before)
 		}
 	}
 
+	staysBefore := pgtest.RowsNaming(t, db, stays.ID)
 	if err := users.Delete(ctx, gone.ID, "wrong password"); !errors.Is(err, models.ErrBadCredentials) {
 		t.Fatalf("wrong password: %v", err)
 	}
@@ -121,8 +126,8 @@ func TestDeleteAccountRemovesEveryRow(t *testing.T) {
 		t.Errorf("rating totals count %d 👎, want the 2 of the remaining accounts", ratings)
 	}
 	for k, n := range pgtest.RowsNaming(t, db, stays.ID) {
-		if n == 0 && !strings.HasSuffix(k, "_by") && k != "users.active_conversation_id" {
-			t.Errorf("%s lost the other account's rows", k)
+		if n != staysBefore[k] {
+			t.Errorf("%s: the other account's rows went from %d to %d", k, staysBefore[k], n)
 		}
 	}
 }
@@ -163,6 +168,9 @@ func TestExportHoldsOnlyTheOwnersData(t *testing.T) {
 	}
 	if a.Content != "answer for ana@example.com" || a.Rating == nil || *a.Rating != models.RatingDown || a.RatingComment != "comment of ana@example.com" {
 		t.Errorf("answer %+v", a)
+	}
+	if ct := exp.Conversations[0].ContextTurns; len(ct) != 1 || ct[0].Content != "history of ana@example.com" {
+		t.Errorf("context turns %+v", ct)
 	}
 	if len(exp.Usage) != 1 || exp.Usage[0].Questions != 1 || len(exp.APITokens) != 1 || len(exp.Sessions) != 1 {
 		t.Errorf("usage %v tokens %v sessions %v", exp.Usage, exp.APITokens, exp.Sessions)

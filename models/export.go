@@ -37,15 +37,24 @@ type ExportAccount struct {
 // ExportConversation is one thread with its messages, deleted ones included
 // (aula keeps them until the account goes).
 type ExportConversation struct {
-	ID             string          `json:"id"`
-	Title          string          `json:"title"`
-	Mode           string          `json:"mode"`
-	Style          string          `json:"style"`
-	LessonID       *string         `json:"lessonId"`
-	CreatedAt      time.Time       `json:"createdAt"`
-	LastActivityAt time.Time       `json:"lastActivityAt"`
-	DeletedAt      *time.Time      `json:"deletedAt"`
-	Messages       []ExportMessage `json:"messages"`
+	ID             string     `json:"id"`
+	Title          string     `json:"title"`
+	Mode           string     `json:"mode"`
+	Style          string     `json:"style"`
+	LessonID       *string    `json:"lessonId"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	LastActivityAt time.Time  `json:"lastActivityAt"`
+	DeletedAt      *time.Time `json:"deletedAt"`
+	// ContextTurns are earlier turns another program brought with the
+	// conversation's first question (API history, MCP history).
+	ContextTurns []ExportContextTurn `json:"contextTurns,omitempty"`
+	Messages     []ExportMessage     `json:"messages"`
+}
+
+// ExportContextTurn is one turn a program supplied as history.
+type ExportContextTurn struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 // ExportMessage is a question or an answer with its receipt and rating.
@@ -166,13 +175,31 @@ func exportConversations(tx *gorm.DB, userID string, out *Export) error {
 		}
 		byConv[m.ConversationID] = append(byConv[m.ConversationID], em)
 	}
+	turns, err := exportContextTurns(tx, userID)
+	if err != nil {
+		return err
+	}
 	out.Conversations = make([]ExportConversation, 0, len(convs))
 	for _, c := range convs {
 		out.Conversations = append(out.Conversations, ExportConversation{ID: c.ID, Title: c.Title, Mode: c.Mode,
 			Style: c.Style, LessonID: c.LessonID, CreatedAt: c.CreatedAt, LastActivityAt: c.LastActivityAt,
-			DeletedAt: c.DeletedAt, Messages: byConv[c.ID]})
+			DeletedAt: c.DeletedAt, ContextTurns: turns[c.ID], Messages: byConv[c.ID]})
 	}
 	return nil
+}
+
+// exportContextTurns returns the user's supplied history turns by conversation.
+func exportContextTurns(tx *gorm.DB, userID string) (map[string][]ExportContextTurn, error) {
+	var rows []struct{ ConversationID, Role, Content string }
+	if err := tx.Raw(`SELECT conversation_id, role, content FROM context_turns WHERE user_id = ?
+		ORDER BY conversation_id, position`, userID).Scan(&rows).Error; err != nil {
+		return nil, err
+	}
+	out := map[string][]ExportContextTurn{}
+	for _, r := range rows {
+		out[r.ConversationID] = append(out[r.ConversationID], ExportContextTurn{Role: r.Role, Content: r.Content})
+	}
+	return out, nil
 }
 
 // exportAccountRows fills usage, plan changes, tokens and sessions.
