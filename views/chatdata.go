@@ -91,7 +91,7 @@ type ChatView struct {
 // PanelView is the tutor panel beside a lesson.
 type PanelView struct {
 	Open         bool
-	LessonURL    string // the lesson page path
+	PathSlug     string // the lesson's path, for its URLs and the panel's forms
 	LessonID     string
 	LessonTitle  string
 	FirstName    string

@@ -15,7 +15,7 @@ import (
 func landingDemo(ctx context.Context) PanelView {
 	answer := "<p>" + html.EscapeString(i18n.T(ctx, "landing.demo_answer")) + "</p>"
 	return PanelView{
-		Open: true, LessonURL: "#demo", LessonID: "demo", LessonTitle: i18n.T(ctx, "landing.demo_lesson"),
+		Open: true, PathSlug: "demo", LessonID: "demo", LessonTitle: i18n.T(ctx, "landing.demo_lesson"),
 		FirstName: "Ana", Badge: "aula tutor",
 		Conversation: &models.Conversation{ID: "demo", Style: models.StyleExplain},
 		Messages: []MessageView{

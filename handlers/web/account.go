@@ -12,21 +12,9 @@ import (
 
 	"aula/handlers"
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
-
-// accountRoutes registers the account sections of /settings: profile,
-// password, signed-in devices, email, and the user's data.
-func (a *App) accountRoutes(g *echo.Group) {
-	g.POST("/settings/profile", a.saveProfile)
-	g.POST("/settings/password", a.changePassword)
-	g.POST("/settings/sessions/signout-others", a.signOutOthers)
-	g.POST("/settings/sessions/:handle/signout", a.signOutDevice)
-	g.POST("/settings/email", a.setOptionalEmail)
-	g.GET("/settings/export", a.exportData)
-	g.GET("/settings/delete", a.deleteAccountForm)
-	g.POST("/settings/delete", a.deleteAccount)
-}
 
 // passwordErrors maps the refusals of a password form to their status
 // and message; a busy hashing bound asks to retry shortly.
@@ -95,7 +83,7 @@ func (a *App) settingsDone(c echo.Context, key, section string) error {
 	if err := a.setFlash(c, t(c, key)); err != nil {
 		return err
 	}
-	return redirect(c, "/settings#"+section)
+	return redirect(c, urls.Settings(section))
 }
 
 // saveProfile sets the display name and the interface language.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"aula/handlers"
 	"aula/models"
 	"aula/tutor"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -29,24 +29,6 @@ const (
 	testLatencyKey = "admin.test.ms"
 	testErrorKey   = "admin.test.error"
 )
-
-// adminRoutes registers the admin pages under /admin. Everyone but the
-// admin plans gets 404, visitors included, so the pages' existence is not
-// revealed; the users and AI routes pages are SUPER_ADMIN's alone.
-func (a *App) adminRoutes(g *echo.Group) {
-	adm := g.Group("/admin", a.requireAdmin)
-	adm.GET("", a.adminOverview)
-	adm.GET("/ratings", a.adminRatings)
-	adm.GET("/latency", a.adminLatency)
-	adm.GET("/suggestions", a.adminSuggestions)
-	adm.POST("/suggestions/:lesson", a.adminSaveSuggestions)
-	adm.GET("/users", a.adminUsers, a.requireSuperAdmin)
-	adm.POST("/users/:id/plan", a.adminSetPlan, a.requireSuperAdmin)
-	adm.POST("/users/:id/reset", a.adminResetPassword, a.requireSuperAdmin)
-	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
-	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
-	adm.POST("/routes/:use/test", a.adminTestRoute, a.requireSuperAdmin)
-}
 
 // requireAdmin answers 404 to anyone not on CONTENT_ADMIN or SUPER_ADMIN.
 func (a *App) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
@@ -148,7 +130,7 @@ func (a *App) adminSetPlan(c echo.Context) error {
 	if err := a.setFlash(c, msg); err != nil {
 		return err
 	}
-	return redirect(c, "/admin/users?q="+url.QueryEscape(q))
+	return redirect(c, urls.AdminUsers(q))
 }
 
 // adminResetPassword makes a single-use reset link for a user, for a
@@ -167,10 +149,10 @@ func (a *App) adminResetPassword(c echo.Context) error {
 	if base == "" {
 		base = c.Scheme() + "://" + c.Request().Host
 	}
-	if err := a.sealOnce(c, adminResetURL, handlers.UserFrom(c).ID, u.Email, base+"/password/reset/"+token); err != nil {
+	if err := a.sealOnce(c, adminResetURL, handlers.UserFrom(c).ID, u.Email, base+urls.PasswordReset(token)); err != nil {
 		return err
 	}
-	return redirect(c, "/admin/users?q="+url.QueryEscape(c.FormValue("q"))+"#reset-link")
+	return redirect(c, urls.AdminUsers(c.FormValue("q"))+"#reset-link")
 }
 
 // adminSuggestions lists every lesson's three suggested questions for editing.
@@ -205,7 +187,7 @@ func (a *App) adminSaveSuggestions(c echo.Context) error {
 	if err := a.setFlash(c, t(c, "admin.saved", lesson)); err != nil {
 		return err
 	}
-	return redirect(c, "/admin/suggestions#sg-"+lesson)
+	return redirect(c, urls.AdminSuggestions(lesson))
 }
 
 // adminAIRoutes shows the provider and model of every use case, and the last test's result.
@@ -278,7 +260,7 @@ func (a *App) adminSaveRoute(c echo.Context) error {
 	if err := a.setFlash(c, t(c, "admin.route_saved", use, r.Provider+" "+r.Model)); err != nil {
 		return err
 	}
-	return redirect(c, "/admin/routes#route-"+use)
+	return redirect(c, urls.AdminRoutes("route-"+use))
 }
 
 // adminTestRoute sends a short prompt through a use case's route; the
@@ -299,7 +281,7 @@ func (a *App) adminTestRoute(c echo.Context) error {
 	if err := sess.Save(c.Request(), c.Response()); err != nil {
 		return err
 	}
-	return redirect(c, "/admin/routes#route-test")
+	return redirect(c, urls.AdminRoutes("route-test"))
 }
 
 // testRoute sends the route test through the saved route of a use case.

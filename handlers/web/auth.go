@@ -11,6 +11,7 @@ import (
 
 	"aula/handlers"
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -29,7 +30,7 @@ var signupErrors = []struct {
 
 func (a *App) signupForm(c echo.Context) error {
 	if handlers.UserFrom(c) != nil {
-		return c.Redirect(http.StatusSeeOther, "/learn")
+		return c.Redirect(http.StatusSeeOther, urls.Learn())
 	}
 	return a.render(c, http.StatusOK, views.Signup(views.AuthForm{}), nil)
 }
@@ -67,7 +68,7 @@ func (a *App) signup(c echo.Context) error {
 	if err := a.Post.Welcome(u); err != nil {
 		a.Log.Error("welcome email", "err", err)
 	}
-	return redirect(c, "/learn")
+	return redirect(c, urls.Learn())
 }
 
 // authRefused answers a sign-in or sign-up the server would not process
@@ -92,7 +93,7 @@ func (a *App) authRefused(c echo.Context, err error, form *views.AuthForm, page 
 func (a *App) loginForm(c echo.Context) error {
 	next := safeNext(c.QueryParam("next"), "")
 	if handlers.UserFrom(c) != nil {
-		return c.Redirect(http.StatusSeeOther, safeNext(next, "/learn"))
+		return c.Redirect(http.StatusSeeOther, safeNext(next, urls.Learn()))
 	}
 	notice, err := a.takeFlash(c)
 	if err != nil {
@@ -127,7 +128,7 @@ func (a *App) login(c echo.Context) error {
 	if err := a.signIn(c, u); err != nil {
 		return err
 	}
-	return redirect(c, safeNext(form.Next, "/learn"))
+	return redirect(c, safeNext(form.Next, urls.Learn()))
 }
 
 // signIn binds the user to a session with a new id and a new CSRF token,

@@ -1,18 +1,16 @@
 package web
 
 import (
-	"encoding/base64"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"aula/handlers"
 	"aula/models"
 	"aula/tutor"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -26,7 +24,7 @@ func (a *App) chatIndex(c echo.Context) error {
 	if c.QueryParam("after") == "" {
 		if id := u.ActiveConversationID; id != nil {
 			if _, err := a.Conversations.Get(ctx, u.ID, *id); err == nil {
-				return c.Redirect(http.StatusSeeOther, "/chat/"+*id)
+				return c.Redirect(http.StatusSeeOther, urls.Thread(*id))
 			}
 		}
 		list, _, err := a.Conversations.List(ctx, u.ID, models.ListOptions{Limit: 1})
@@ -34,7 +32,7 @@ func (a *App) chatIndex(c echo.Context) error {
 			return err
 		}
 		if len(list) > 0 {
-			return c.Redirect(http.StatusSeeOther, "/chat/"+list[0].ID)
+			return c.Redirect(http.StatusSeeOther, urls.Thread(list[0].ID))
 		}
 	}
 	return a.renderChat(c, nil, views.AskForm{}, http.StatusOK)
@@ -73,7 +71,7 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 	form.AtLimit = v.Usage.Limit > 0 && v.Usage.Used >= v.Usage.Limit
 	// With no thread yet the input is offered at once: the first question
 	// creates the thread (POST /chat with content) and opens it.
-	form.Action, form.Target, form.Swap, form.Attach = "/chat", "#thread", "none", true
+	form.Action, form.Target, form.Swap, form.Attach = urls.Chat(), "#thread", "none", true
 	form.Hidden = map[string]string{"mode": models.ModeTutor}
 	if conv != nil {
 		msgs, err := a.Messages.ListByConversation(ctx, u.ID, conv.ID)
@@ -93,7 +91,7 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 		}
 		v.Title = conv.Title
 		v.Badge = a.badge(c)
-		form.Action, form.Target, form.Swap, form.Hidden = "/chat/"+conv.ID+"/messages", "#messages", "beforeend", nil
+		form.Action, form.Target, form.Swap, form.Hidden = urls.ThreadMessages(conv.ID), "#messages", "beforeend", nil
 	}
 	v.Form = form
 	return a.render(c, status, views.ChatPage(v), nil)
@@ -125,11 +123,8 @@ func (a *App) threadList(c echo.Context, activeID string) (items []views.ThreadV
 		items = append(items, threadView(t, active))
 	}
 	if next != nil {
-		cur := encodeCursor(next)
-		more, moreHX = "/chat?after="+cur, "/chat/threads?after="+cur
-		if activeID != "" {
-			moreHX += "&active=" + activeID
-		}
+		cur := models.EncodeCursor(*next)
+		more, moreHX = urls.ChatAfter(cur), urls.Threads(cur, activeID)
 	}
 	return items, more, moreHX, nil
 }
@@ -154,14 +149,14 @@ func (a *App) createConversation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	next := safeNext(c.FormValue("next"), "")
+	pathSlug := c.FormValue(panelPathField)
 	if strings.TrimSpace(c.FormValue("content")) != "" || hasFile(c) {
-		return a.askIn(c, conv, next)
+		return a.askIn(c, conv, pathSlug)
 	}
-	if next != "" {
-		return redirect(c, panelURL(next, conv.ID))
+	if pathSlug != "" && conv.LessonID != nil {
+		return redirect(c, urls.LessonPanel(pathSlug, *conv.LessonID, conv.ID))
 	}
-	return redirect(c, "/chat/"+conv.ID)
+	return redirect(c, urls.Thread(conv.ID))
 }
 
 // deleteConfirm asks before deleting (the no-JavaScript path to a delete).
@@ -182,7 +177,7 @@ func (a *App) deleteConversation(c echo.Context) error {
 	if err := a.Conversations.Delete(ctx, uid, cid); err != nil {
 		return err
 	}
-	return redirect(c, "/chat")
+	return redirect(c, urls.Chat())
 }
 
 // setStyle switches a thread between explain and guide.
@@ -201,7 +196,7 @@ func (a *App) setStyle(c echo.Context) error {
 		// scroll position stay, and its live region says what changed.
 		return a.fragment(c, http.StatusOK, views.StyleChanged(cid, c.FormValue("style"), c.FormValue("next")))
 	}
-	return redirect(c, safeNext(c.FormValue("next"), "/chat/"+cid))
+	return redirect(c, safeNext(c.FormValue("next"), urls.Thread(cid)))
 }
 
 // badge names the provider and model that will answer the next question.
@@ -222,32 +217,15 @@ func threadView(t models.Conversation, active *models.Conversation) views.Thread
 		Active: active != nil && active.ID == t.ID}
 }
 
-// encodeCursor and parseCursor keep the keyset position opaque in URLs.
-func encodeCursor(cur *models.ConversationCursor) string {
-	raw := strconv.FormatInt(cur.LastActivityAt.UnixMicro(), 10) + "." + cur.ID
-	return base64.RawURLEncoding.EncodeToString([]byte(raw))
-}
-
+// parseCursor reads the keyset position of ?after= (models.EncodeCursor);
+// a malformed one is the visitor's mistake, a 400.
 func parseCursor(s string) (*models.ConversationCursor, error) {
 	if s == "" {
 		return nil, nil
 	}
-	bad := echo.NewHTTPError(http.StatusBadRequest, "malformed page cursor")
-	raw, err := base64.RawURLEncoding.DecodeString(s)
+	cur, err := models.ParseCursor(s)
 	if err != nil {
-		return nil, bad
+		return nil, echo.NewHTTPError(http.StatusBadRequest, "malformed page cursor")
 	}
-	ts, id, ok := strings.Cut(string(raw), ".")
-	micros, err := strconv.ParseInt(ts, 10, 64)
-	if !ok || err != nil || len(id) != 36 {
-		return nil, bad
-	}
-	return &models.ConversationCursor{LastActivityAt: time.UnixMicro(micros).UTC(), ID: id}, nil
-}
-
-// panelURL is the lesson page with its tutor panel open on a session.
-func panelURL(lessonURL, cid string) string {
-	base, _, _ := strings.Cut(lessonURL, "?")
-	base, _, _ = strings.Cut(base, "#")
-	return base + "?tutor=open&session=" + cid + "#tutor"
+	return cur, nil
 }

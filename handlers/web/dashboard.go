@@ -3,24 +3,17 @@ package web
 import (
 	"errors"
 	"net/http"
-	"net/url"
 
 	"github.com/labstack/echo/v4"
 
 	"aula/handlers"
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
 
 // historyPage is how many earlier sessions one page of the history shows.
 const historyPage = 20
-
-// studentRoutes registers the student pages: dashboard, upgrade.
-func (a *App) studentRoutes(g *echo.Group) {
-	g.GET("/dashboard", a.dashboard)
-	g.GET("/dashboard/history", a.dashboardHistory)
-	g.GET("/upgrade", a.upgrade)
-}
 
 // dashboard shows the student's tutor activity and the first page of their history.
 func (a *App) dashboard(c echo.Context) error {
@@ -64,7 +57,7 @@ func historyURL(cursor *models.ConversationCursor) string {
 	if cursor == nil {
 		return ""
 	}
-	return "/dashboard/history?after=" + url.QueryEscape(models.EncodeCursor(*cursor))
+	return urls.DashboardHistory(models.EncodeCursor(*cursor))
 }
 
 // upgrade lists the plans; changing one is an admin's job.

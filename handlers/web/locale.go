@@ -5,6 +5,7 @@ import (
 
 	"aula/handlers"
 	"aula/i18n"
+	"aula/urls"
 )
 
 // setLocale switches the UI language; it persists in the account when
@@ -21,7 +22,7 @@ func (a *App) setLocale(c echo.Context) error {
 			return err
 		}
 	}
-	return redirect(c, safeNext(c.FormValue("next"), "/learn"))
+	return redirect(c, safeNext(c.FormValue("next"), urls.Learn()))
 }
 
 // langOf is the language of the request.

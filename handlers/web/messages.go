@@ -18,6 +18,7 @@ import (
 	"aula/i18n"
 	"aula/models"
 	"aula/tutor"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -31,13 +32,14 @@ func (a *App) ask(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.askIn(c, conv, safeNext(c.FormValue("next"), ""))
+	return a.askIn(c, conv, c.FormValue(panelPathField))
 }
 
 // askIn asks the form's question in conv. HTMX gets the two new bubbles (or
 // the whole lesson panel, for its first question); a plain post waits for the
-// answer and is redirected to it. next is the lesson page the panel is on.
-func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) error {
+// answer and is redirected to it. pathSlug is the path of the lesson page
+// whose panel asked, "" on the chat screen.
+func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
 	content := c.FormValue("content")
@@ -47,30 +49,30 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, next string) erro
 		if key == "ask.err.file_large" {
 			status = http.StatusRequestEntityTooLarge
 		}
-		return a.askRefused(c, conv, next, content, t(c, key), status)
+		return a.askRefused(c, conv, pathSlug, content, t(c, key), status)
 	}
 	res, err := a.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: content, Attachment: file})
 	if r, ans, ok := handlers.Refused(err); ok {
 		if r.Reason == tutor.RefusedQuota {
-			return a.quotaRefused(c, conv, next, content, r, ans.Status)
+			return a.quotaRefused(c, conv, pathSlug, content, r, ans.Status)
 		}
-		return a.askRefused(c, conv, next, content, refusalMessage(c, r), ans.Status)
+		return a.askRefused(c, conv, pathSlug, content, refusalMessage(c, r), ans.Status)
 	}
 	if err != nil {
 		return err
 	}
-	inPanel := next != ""
+	inPanel := pathSlug != ""
 	if !isFragment(c) {
-		return a.waitAndRedirect(c, res.AssistantMessage.ID, returnURL(next, conv.ID, res.AssistantMessage.ID))
+		return a.waitAndRedirect(c, res.AssistantMessage.ID, returnTo(conv, pathSlug, res.AssistantMessage.ID))
 	}
 	if htmx.FromRequest(c.Request()).Target == "thread" {
 		// The empty assistant screen's first question made the thread: open it.
-		return redirect(c, "/chat/"+conv.ID)
+		return redirect(c, urls.Thread(conv.ID))
 	}
 	if htmx.FromRequest(c.Request()).Target == "tutor" {
 		// The panel's first question created the session: the whole panel
 		// is drawn again around it, its forms now posting to the session.
-		return a.renderPanelFragment(c, next, &res.Conversation)
+		return a.renderPanelFragment(c, pathSlug, &res.Conversation)
 	}
 	bubbles := []views.MessageView{
 		a.questionView(ctx, u.ID, res.UserMessage),
@@ -101,28 +103,28 @@ func (a *App) questionView(ctx context.Context, userID string, m models.Message)
 
 // askRefused shows why a question was not taken, keeping what was typed:
 // under the input for HTMX, or the page again for a plain post.
-func (a *App) askRefused(c echo.Context, conv *models.Conversation, next, content, msg string, status int) error {
+func (a *App) askRefused(c echo.Context, conv *models.Conversation, pathSlug, content, msg string, status int) error {
 	if isFragment(c) {
 		c.Response().Header().Set(htmx.HeaderRetarget, "#ask-error")
 		c.Response().Header().Set(htmx.HeaderReswap, "innerHTML")
 		return a.fragment(c, status, views.AskError(msg))
 	}
 	form := views.AskForm{Content: content, Error: msg}
-	if next != "" {
-		return a.renderLessonWithPanel(c, next, conv, form, status)
+	if pathSlug != "" {
+		return a.renderLessonWithPanel(c, pathSlug, conv, form, status)
 	}
 	return a.renderChat(c, conv, form, status)
 }
 
 // quotaRefused answers a question past the month's limit with the call to action.
-func (a *App) quotaRefused(c echo.Context, conv *models.Conversation, next, content string, r *tutor.Refusal, status int) error {
+func (a *App) quotaRefused(c echo.Context, conv *models.Conversation, pathSlug, content string, r *tutor.Refusal, status int) error {
 	if isFragment(c) {
 		qe := r.Quota
 		c.Response().Header().Set(htmx.HeaderRetarget, "#ask-form")
 		c.Response().Header().Set(htmx.HeaderReswap, "outerHTML")
 		return a.fragment(c, status, views.LimitCTA(models.QuotaUsage{Plan: qe.Plan, Used: qe.Used, Limit: qe.Limit, ResetAt: qe.ResetAt}))
 	}
-	return a.askRefused(c, conv, next, content, refusalMessage(c, r), status)
+	return a.askRefused(c, conv, pathSlug, content, refusalMessage(c, r), status)
 }
 
 // refusalMessage is a tutor refusal's message in the user's language.
@@ -177,23 +179,15 @@ func (a *App) waitAndRedirect(c echo.Context, mid, to string) error {
 	return c.Redirect(http.StatusSeeOther, to)
 }
 
-// returnURL is where a plain post goes back to: the thread or the lesson panel.
-func returnURL(next, cid, mid string) string {
-	if next != "" {
-		return strings.TrimSuffix(panelURL(next, cid), "#tutor") + "#m-" + mid
-	}
-	return "/chat/" + cid + "#m-" + mid
-}
-
 // backTo is the page a form on a bubble came from (the chat screen or a
 // lesson panel), from the Referer when it is this site's, else the thread.
 func backTo(c echo.Context, cid, mid string) string {
-	def := "/chat/" + cid + "#m-" + mid
+	def := urls.ThreadMessage(cid, mid)
 	ref, err := url.Parse(c.Request().Referer())
 	if err != nil || ref.Host != c.Request().Host || ref.Path == "" {
 		return def
 	}
-	return safeNext(ref.RequestURI(), "/chat/"+cid) + "#m-" + mid
+	return safeNext(ref.RequestURI(), urls.Thread(cid)) + "#m-" + mid
 }
 
 // rate records 👍/👎 with a reason and comment; only the owner can rate.
@@ -270,7 +264,7 @@ func (a *App) retry(c echo.Context) error {
 	if !isFragment(c) {
 		return a.waitAndRedirect(c, m.ID, backTo(c, m.ConversationID, m.ID))
 	}
-	inPanel := strings.HasPrefix(refererPath(c), "/learn/")
+	inPanel := strings.HasPrefix(refererPath(c), urls.Learn()+"/")
 	return a.fragment(c, http.StatusOK, views.Message(views.MessageView{ID: m.ID, Role: models.RoleAssistant,
 		Status: models.StatusStreaming, InPanel: inPanel}))
 }

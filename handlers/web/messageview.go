@@ -6,6 +6,7 @@ import (
 	"aula/markdown"
 	"aula/models"
 	"aula/tutor"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -68,7 +69,7 @@ func answerHTML(md string, conv *models.Conversation, paths map[string]string, i
 	base := ""
 	if !inPanel && conv != nil && conv.LessonID != nil {
 		if p, ok := paths[*conv.LessonID]; ok {
-			base = "/learn/" + p + "/" + *conv.LessonID
+			base = urls.Lesson(p, *conv.LessonID)
 		}
 	}
 	return markdown.RenderAnswerAt(md, base)
@@ -96,7 +97,7 @@ func receiptView(r tutor.Receipt, hashes map[int64]string, paths map[string]stri
 			if inPanel && conv != nil && conv.LessonID != nil && *conv.LessonID == c.LessonID {
 				cv.URL = "#" + c.Anchor
 			} else if p, ok := paths[c.LessonID]; ok {
-				cv.URL = "/learn/" + p + "/" + c.LessonID + "#" + c.Anchor
+				cv.URL = urls.Lesson(p, c.LessonID) + "#" + c.Anchor
 			}
 		}
 		if cv.URL == "" {

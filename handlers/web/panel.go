@@ -2,12 +2,12 @@ package web
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"aula/handlers"
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -17,10 +17,9 @@ import (
 func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.Conversation, form views.AskForm) (*views.PanelView, error) {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
-	lessonURL := "/learn/" + page.Path.Slug + "/" + page.Lesson.ID
 	p := &views.PanelView{
 		Open:        c.QueryParam("tutor") == "open" || form.Error != "",
-		LessonURL:   lessonURL,
+		PathSlug:    page.Path.Slug,
 		LessonID:    page.Lesson.ID,
 		LessonTitle: page.Lesson.Title,
 		FirstName:   u.FirstName(),
@@ -57,11 +56,11 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		if p.Messages, err = a.messageViews(ctx, u.ID, conv, msgs, true); err != nil {
 			return nil, err
 		}
-		form.Action, form.Target, form.Swap = "/chat/"+conv.ID+"/messages", "#messages", "beforeend"
-		form.Hidden = map[string]string{"next": lessonURL}
+		form.Action, form.Target, form.Swap = urls.ThreadMessages(conv.ID), "#messages", "beforeend"
+		form.Hidden = map[string]string{panelPathField: page.Path.Slug}
 	} else {
-		form.Action, form.Target, form.Swap = "/chat", "#tutor", "outerHTML"
-		form.Hidden = map[string]string{"mode": models.ModeLesson, "lesson_id": page.Lesson.ID, "next": lessonURL}
+		form.Action, form.Target, form.Swap = urls.Chat(), "#tutor", "outerHTML"
+		form.Hidden = map[string]string{"mode": models.ModeLesson, "lesson_id": page.Lesson.ID, panelPathField: page.Path.Slug}
 	}
 	var err error
 	if p.Usage, err = a.Quotas.Usage(ctx, u.ID, a.Tutor.Now()); err != nil {
@@ -101,17 +100,17 @@ func (a *App) sessions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.PanelView{LessonURL: "/learn/" + page.Path.Slug + "/" + page.Lesson.ID, Sessions: list}
+	p := views.PanelView{PathSlug: page.Path.Slug, LessonID: page.Lesson.ID, Sessions: list}
 	return a.fragment(c, http.StatusOK, views.SessionList(p))
 }
 
-// renderPanelFragment draws the whole panel for an HTMX swap, on conv.
-func (a *App) renderPanelFragment(c echo.Context, lessonURL string, conv *models.Conversation) error {
-	pathSlug, lessonID, ok := splitLessonURL(lessonURL)
-	if !ok {
+// renderPanelFragment draws the whole panel for an HTMX swap, on conv,
+// for the lesson page of path pathSlug.
+func (a *App) renderPanelFragment(c echo.Context, pathSlug string, conv *models.Conversation) error {
+	if conv.LessonID == nil {
 		return models.ErrNotFound
 	}
-	page, err := a.Content.LessonPage(c.Request().Context(), pathSlug, lessonID)
+	page, err := a.Content.LessonPage(c.Request().Context(), pathSlug, *conv.LessonID)
 	if err != nil {
 		return err
 	}
@@ -123,23 +122,27 @@ func (a *App) renderPanelFragment(c echo.Context, lessonURL string, conv *models
 	return a.fragment(c, http.StatusOK, views.TutorPanel(*p))
 }
 
-// renderLessonWithPanel draws the lesson page again with the panel open on
-// conv, showing form's error (the no-JavaScript refusal of a question).
-func (a *App) renderLessonWithPanel(c echo.Context, lessonURL string, conv *models.Conversation, form views.AskForm, status int) error {
-	pathSlug, lessonID, ok := splitLessonURL(lessonURL)
-	if !ok {
+// renderLessonWithPanel draws the lesson page of path pathSlug again with
+// the panel open on conv, showing form's error (the no-JavaScript refusal
+// of a question).
+func (a *App) renderLessonWithPanel(c echo.Context, pathSlug string, conv *models.Conversation, form views.AskForm, status int) error {
+	if conv.LessonID == nil {
 		return models.ErrNotFound
 	}
-	return a.renderLesson(c, pathSlug, lessonID, conv, form, status)
+	return a.renderLesson(c, pathSlug, *conv.LessonID, conv, form, status)
 }
 
-// splitLessonURL takes "/learn/{path}/{lesson}" apart.
-func splitLessonURL(u string) (pathSlug, lessonID string, ok bool) {
-	u, _, _ = strings.Cut(u, "?")
-	u, _, _ = strings.Cut(u, "#")
-	parts := strings.Split(strings.TrimPrefix(u, "/learn/"), "/")
-	if !strings.HasPrefix(u, "/learn/") || len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		return "", "", false
+// panelPathField is the form field by which a question or a new session
+// says it comes from a lesson's tutor panel: the lesson's path slug (the
+// session names the lesson), so the answer goes back to that page.
+const panelPathField = "path"
+
+// returnTo is where a plain post in conv goes back to, scrolled to mid:
+// the lesson page with its panel open when it came from the panel of path
+// pathSlug, else the thread.
+func returnTo(conv *models.Conversation, pathSlug, mid string) string {
+	if pathSlug != "" && conv.LessonID != nil {
+		return urls.LessonPanelMessage(pathSlug, *conv.LessonID, conv.ID, mid)
 	}
-	return parts[0], parts[1], true
+	return urls.ThreadMessage(conv.ID, mid)
 }

@@ -11,14 +11,6 @@ import (
 	"aula/views"
 )
 
-// passwordRoutes registers the forgotten-password pages, open to visitors.
-func (a *App) passwordRoutes(g *echo.Group) {
-	g.GET("/password/forgot", a.forgotForm)
-	g.POST("/password/forgot", a.forgot)
-	g.GET("/password/reset/:token", a.resetForm)
-	g.POST("/password/reset/:token", a.reset)
-}
-
 // forgotForm asks for the email, or says to ask an admin when aula sends no email.
 func (a *App) forgotForm(c echo.Context) error {
 	v := views.ForgotView{Mail: a.Post.Enabled(), Sent: c.QueryParam("sent") == "1"}

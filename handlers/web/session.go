@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"aula/handlers"
 	"aula/i18n"
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -154,7 +154,7 @@ func (a *App) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			if c.Path() == "/*" { // the group's catch-all: an unknown route is a 404, not a sign-in
 				return echo.ErrNotFound
 			}
-			return redirect(c, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+			return redirect(c, urls.Login(c.Request().URL.RequestURI()))
 		}
 		return next(c)
 	}

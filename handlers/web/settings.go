@@ -11,14 +11,6 @@ import (
 	"aula/views"
 )
 
-// settingsRoutes registers /settings and the personal API tokens.
-func (a *App) settingsRoutes(g *echo.Group) {
-	g.GET("/settings", a.settingsPage)
-	g.POST("/settings/tokens", a.createToken)
-	g.POST("/settings/tokens/:id/revoke", a.revokeToken)
-	a.accountRoutes(g)
-}
-
 // settingsPage shows the account sections and the tokens, a new token once.
 func (a *App) settingsPage(c echo.Context) error {
 	flash, err := a.takeFlash(c)

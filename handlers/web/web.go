@@ -105,32 +105,29 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 // sessionName is the cookie that carries the signed session id.
 const sessionName = "aula_session"
 
-// Routes registers every page and fragment of the site.
+// Routes registers every page and fragment of the site; urls builds their
+// URLs for the views and the redirects.
 func (a *App) Routes(e *echo.Echo) {
-	// Everything else is a page of the site: it has a session, a language and
-	// CSRF checks, and is nobody's but its reader's to keep (no-store).
+	// Every page has a session, a language and CSRF checks, and is nobody's
+	// but its reader's to keep (no-store).
 	site := e.Group("", handlers.NoStore, a.loadSession, a.checkCSRF)
 	site.GET("/", a.home)
-	site.GET("/signup", a.signupForm)
-	site.POST("/signup", a.signup)
-	site.GET("/login", a.loginForm)
-	site.POST("/login", a.login)
+	form(site, "/signup", a.signupForm, a.signup)
+	form(site, "/login", a.loginForm, a.login)
 	site.POST("/logout", a.logout)
 	site.POST("/locale", a.setLocale)
-	a.passwordRoutes(site)
+	form(site, "/password/forgot", a.forgotForm, a.forgot)
+	form(site, "/password/reset/:token", a.resetForm, a.reset)
 
 	auth := site.Group("", a.requireUser)
 	auth.GET("/learn", a.catalog)
 	auth.GET("/learn/:path", a.path)
 	auth.GET("/learn/:path/:lesson", a.lesson)
 	auth.GET("/learn/:path/:lesson/sessions", a.sessions)
-
-	auth.GET("/chat", a.chatIndex)
-	auth.POST("/chat", a.createConversation)
+	form(auth, "/chat", a.chatIndex, a.createConversation)
 	auth.GET("/chat/threads", a.threadsPage)
 	auth.GET("/chat/:cid", a.chatThread)
-	auth.GET("/chat/:cid/delete", a.deleteConfirm)
-	auth.POST("/chat/:cid/delete", a.deleteConversation)
+	form(auth, "/chat/:cid/delete", a.deleteConfirm, a.deleteConversation)
 	auth.DELETE("/chat/:cid", a.deleteConversation)
 	auth.POST("/chat/:cid/style", a.setStyle)
 	auth.POST("/chat/:cid/messages", a.ask)
@@ -139,9 +136,39 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/messages/:mid/cancel", a.cancel)
 	auth.POST("/messages/:mid/retry", a.retry)
 	auth.GET("/attachments/:id", a.downloadAttachment)
+	auth.GET("/dashboard", a.dashboard)
+	auth.GET("/dashboard/history", a.dashboardHistory)
+	auth.GET("/upgrade", a.upgrade)
+	auth.GET("/settings", a.settingsPage)
+	auth.POST("/settings/tokens", a.createToken)
+	auth.POST("/settings/tokens/:id/revoke", a.revokeToken)
+	auth.POST("/settings/profile", a.saveProfile)
+	auth.POST("/settings/password", a.changePassword)
+	auth.POST("/settings/sessions/signout-others", a.signOutOthers)
+	auth.POST("/settings/sessions/:handle/signout", a.signOutDevice)
+	auth.POST("/settings/email", a.setOptionalEmail)
+	auth.GET("/settings/export", a.exportData)
+	form(auth, "/settings/delete", a.deleteAccountForm, a.deleteAccount)
 
-	a.studentRoutes(auth)
-	a.settingsRoutes(auth)
-	// Admin routes answer 404, not a sign-in redirect, to visitors too.
-	a.adminRoutes(site)
+	// Everyone but the admin plans gets 404 under /admin, visitors included,
+	// so the pages' existence is not revealed; the users and AI routes pages
+	// are SUPER_ADMIN's alone.
+	adm := site.Group("/admin", a.requireAdmin)
+	adm.GET("", a.adminOverview)
+	adm.GET("/ratings", a.adminRatings)
+	adm.GET("/latency", a.adminLatency)
+	adm.GET("/suggestions", a.adminSuggestions)
+	adm.POST("/suggestions/:lesson", a.adminSaveSuggestions)
+	adm.GET("/users", a.adminUsers, a.requireSuperAdmin)
+	adm.POST("/users/:id/plan", a.adminSetPlan, a.requireSuperAdmin)
+	adm.POST("/users/:id/reset", a.adminResetPassword, a.requireSuperAdmin)
+	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
+	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
+	adm.POST("/routes/:use/test", a.adminTestRoute, a.requireSuperAdmin)
+}
+
+// form registers a page that shows a form (GET) and takes it (POST).
+func form(g *echo.Group, path string, show, submit echo.HandlerFunc) {
+	g.GET(path, show)
+	g.POST(path, submit)
 }

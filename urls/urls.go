@@ -1,0 +1,163 @@
+// Package urls builds the site's URLs. Views link with them and the web
+// handlers redirect with them, so each path is spelled once, here, beside
+// the route table (handlers/web Routes) that serves it.
+package urls
+
+import (
+	"net/url"
+	"strconv"
+)
+
+// Learn is the catalog of learning paths.
+func Learn() string { return "/learn" }
+
+// Path is a learning path's page.
+func Path(slug string) string { return "/learn/" + url.PathEscape(slug) }
+
+// Lesson is a lesson's page.
+func Lesson(pathSlug, lessonID string) string { return Path(pathSlug) + "/" + url.PathEscape(lessonID) }
+
+// LessonSessions is the history drawer of a lesson's tutor panel.
+func LessonSessions(pathSlug, lessonID string) string {
+	return Lesson(pathSlug, lessonID) + "/sessions"
+}
+
+// LessonPanel is the lesson page with its tutor panel open on session cid.
+func LessonPanel(pathSlug, lessonID, cid string) string {
+	return LessonPanelQuery(pathSlug, lessonID, cid) + "#tutor"
+}
+
+// LessonPanelQuery is LessonPanel without the fragment (an HTMX get).
+func LessonPanelQuery(pathSlug, lessonID, cid string) string {
+	return Lesson(pathSlug, lessonID) + "?tutor=open&session=" + url.QueryEscape(cid)
+}
+
+// LessonPanelMessage is the lesson page with its panel open on session cid
+// and scrolled to message mid.
+func LessonPanelMessage(pathSlug, lessonID, cid, mid string) string {
+	return LessonPanelQuery(pathSlug, lessonID, cid) + "#m-" + mid
+}
+
+// LessonHistory is the lesson page with the panel's history drawer open.
+func LessonHistory(pathSlug, lessonID string) string {
+	return Lesson(pathSlug, lessonID) + "?tutor=open&history=open#tutor"
+}
+
+// Chat is the chat screen; a POST there starts a conversation.
+func Chat() string { return "/chat" }
+
+// ChatAfter is the chat screen with the thread list continued after cursor.
+func ChatAfter(cursor string) string { return Chat() + "?after=" + url.QueryEscape(cursor) }
+
+// Threads is the next page of the thread list for HTMX, keeping active marked.
+func Threads(cursor, active string) string {
+	u := Chat() + "/threads?after=" + url.QueryEscape(cursor)
+	if active != "" {
+		u += "&active=" + url.QueryEscape(active)
+	}
+	return u
+}
+
+// Thread is a conversation on the chat screen.
+func Thread(cid string) string { return Chat() + "/" + cid }
+
+// ThreadMessage is a conversation scrolled to message mid.
+func ThreadMessage(cid, mid string) string { return Thread(cid) + "#m-" + mid }
+
+// ThreadMessages is where a question in conversation cid is posted.
+func ThreadMessages(cid string) string { return Thread(cid) + "/messages" }
+
+// ThreadStyle is where a conversation's teaching style is posted.
+func ThreadStyle(cid string) string { return Thread(cid) + "/style" }
+
+// ThreadDelete is a conversation's delete confirmation (GET) and delete (POST).
+func ThreadDelete(cid string) string { return Thread(cid) + "/delete" }
+
+// message is an answer's own resource.
+func message(mid string) string { return "/messages/" + mid }
+
+// MessageStream is an answer's SSE stream from byte offset.
+func MessageStream(mid string, offset int) string {
+	return message(mid) + "/stream?offset=" + strconv.Itoa(offset)
+}
+
+// MessageRate is where an answer's rating is posted.
+func MessageRate(mid string) string { return message(mid) + "/rate" }
+
+// MessageCancel stops an answer being written.
+func MessageCancel(mid string) string { return message(mid) + "/cancel" }
+
+// MessageRetry asks a failed answer again.
+func MessageRetry(mid string) string { return message(mid) + "/retry" }
+
+// Attachment downloads a question's attached file.
+func Attachment(id string) string { return "/attachments/" + id }
+
+// Login is the sign-in page, returning to next (a local path) after.
+func Login(next string) string {
+	if next == "" {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(next)
+}
+
+// Dashboard is the student's dashboard.
+func Dashboard() string { return "/dashboard" }
+
+// DashboardHistory is the history list continued after cursor.
+func DashboardHistory(cursor string) string {
+	if cursor == "" {
+		return Dashboard() + "/history"
+	}
+	return Dashboard() + "/history?after=" + url.QueryEscape(cursor)
+}
+
+// Settings is the account's settings page, at section (a fragment id) when given.
+func Settings(section string) string {
+	if section == "" {
+		return "/settings"
+	}
+	return "/settings#" + section
+}
+
+// SettingsTokenRevoke revokes personal API token id.
+func SettingsTokenRevoke(id string) string { return "/settings/tokens/" + id + "/revoke" }
+
+// PasswordReset is the page a password reset link opens.
+func PasswordReset(token string) string { return "/password/reset/" + url.PathEscape(token) }
+
+// AdminUsers is the admin users page searching for q.
+func AdminUsers(q string) string { return "/admin/users?q=" + url.QueryEscape(q) }
+
+// AdminUserPlan is where a user's plan is changed.
+func AdminUserPlan(id string) string { return "/admin/users/" + id + "/plan" }
+
+// AdminUserReset makes a one-time password reset link for user id.
+func AdminUserReset(id string) string { return "/admin/users/" + id + "/reset" }
+
+// AdminSuggestions is the suggested questions page, at lesson's form when given.
+func AdminSuggestions(lessonID string) string {
+	if lessonID == "" {
+		return "/admin/suggestions"
+	}
+	return "/admin/suggestions#sg-" + lessonID
+}
+
+// AdminSaveSuggestions is where a lesson's suggested questions are saved.
+func AdminSaveSuggestions(lessonID string) string {
+	return "/admin/suggestions/" + url.PathEscape(lessonID)
+}
+
+// AdminRoutes is the AI routes page, at fragment id anchor when given.
+func AdminRoutes(anchor string) string {
+	if anchor == "" {
+		return "/admin/routes"
+	}
+	return "/admin/routes#" + anchor
+}
+
+// AdminRoute is where use case use's route is saved.
+func AdminRoute(use string) string { return "/admin/routes/" + url.PathEscape(use) }
+
+// AdminRouteTest tests use case use's route.
+func AdminRouteTest(use string) string { return AdminRoute(use) + "/test" }
