@@ -90,6 +90,8 @@ var _ = add(map[string][2]string{
 	"receipt.sections": {"Lesson sections", "Secciones de la lección"},
 	"receipt.help":     {"Help articles", "Artículos de ayuda"},
 	"receipt.none":     {"No lesson sections: an answer from general knowledge.", "Ninguna sección: respuesta de conocimiento general."},
+	"receipt.cited":    {"Cited in the answer:", "Citadas en la respuesta:"},
+	"receipt.given":    {"Also given to the tutor:", "También se dieron al tutor:"},
 	"receipt.changed":  {"changed since", "cambió desde entonces"},
 	"receipt.turns":    {"Remembered %d earlier messages of this conversation.", "Recordó %d mensajes anteriores de esta conversación."},
 	"receipt.omitted":  {"%d older messages were left out.", "Se dejaron fuera %d mensajes más antiguos."},

@@ -240,21 +240,20 @@ func (s *Content) CountLessons(ctx context.Context) (int64, error) {
 }
 
 // CitationTargets returns, in two queries, the current text hash of each
-// cited chunk (a missing id was removed by a re-import) and the path slug
-// of each cited lesson, for links.
-func (s *Content) CitationTargets(ctx context.Context, chunkIDs []int64, lessonIDs []string) (map[int64]string, map[string]string, error) {
-	hashes, paths := map[int64]string{}, map[string]string{}
+// cited section, keyed by SectionKey (a section is its lesson and heading
+// anchor: a re-import gives its chunk a new id, so the id cannot tell an
+// edit; missing means the section is gone), and the path slug of each
+// cited lesson, for links.
+func (s *Content) CitationTargets(ctx context.Context, lessonIDs []string) (map[string]string, map[string]string, error) {
+	hashes, paths := map[string]string{}, map[string]string{}
 	db := conn(ctx, s.db)
-	if len(chunkIDs) > 0 {
-		var rows []struct {
-			ID   int64
-			Hash string
-		}
-		if err := db.Raw(`SELECT id, hash FROM lesson_chunks WHERE id IN ?`, chunkIDs).Scan(&rows).Error; err != nil {
-			return nil, nil, fmt.Errorf("chunk hashes: %w", err)
+	if len(lessonIDs) > 0 {
+		var rows []struct{ LessonID, Anchor, Hash string }
+		if err := db.Raw(`SELECT lesson_id, anchor, hash FROM lesson_chunks WHERE lesson_id IN ?`, lessonIDs).Scan(&rows).Error; err != nil {
+			return nil, nil, fmt.Errorf("section hashes: %w", err)
 		}
 		for _, r := range rows {
-			hashes[r.ID] = r.Hash
+			hashes[SectionKey(r.LessonID, r.Anchor)] = r.Hash
 		}
 	}
 	if len(lessonIDs) > 0 {
@@ -269,3 +268,6 @@ func (s *Content) CitationTargets(ctx context.Context, chunkIDs []int64, lessonI
 	}
 	return hashes, paths, nil
 }
+
+// SectionKey identifies a lesson section across re-imports.
+func SectionKey(lessonID, anchor string) string { return lessonID + "#" + anchor }

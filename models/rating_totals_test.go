@@ -89,3 +89,45 @@ func TestRatingTotalsFollowChanges(t *testing.T) {
 		t.Errorf("after delete: up %d, lessons %+v", r.Up, r.Lessons)
 	}
 }
+
+// TestDownChargesCitedSectionsOnly: an answer given five sections that
+// links two is charged a 👎 on those two only; one citing none charges
+// no section (its lesson's total takes it).
+func TestDownChargesCitedSectionsOnly(t *testing.T) {
+	db := pgtest.New(t)
+	f := &fx{t: t, db: db}
+	f.content()
+	u := f.user("PRO")
+	now := utc("2025-03-05 12:00:00")
+	conv := f.conv(u, 1, "l1-vlans", now)
+	cit := func(anchor string, cited bool) string {
+		return `{"kind":"lesson","lessonId":"l1-vlans","heading":"H ` + anchor + `","anchor":"` + anchor + `","cited":` +
+			map[bool]string{true: "true", false: "false"}[cited] + `}`
+	}
+	msgs := models.NewMessages(db.DB)
+	ctx := context.Background()
+	for i, meta := range []string{
+		`{"citations":[` + cit("a", true) + `,` + cit("b", false) + `,` + cit("c", true) + `,` + cit("d", false) + `,` + cit("e", false) + `]}`,
+		`{"citations":[` + cit("a", false) + `,` + cit("b", false) + `]}`,
+	} {
+		mid := f.id(`INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at)
+			VALUES (?, ?, ?, 'assistant', 'a', 'complete', ?, ?) RETURNING id`, conv, u, 2*i+1, meta, now)
+		if err := msgs.Rate(ctx, u, mid, "down", "answer_wrong", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := models.NewStats(db.DB).AdminRatings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range r.Sections {
+		got = append(got, s.Anchor)
+	}
+	if len(got) != 2 || got[0] == got[1] || (got[0] != "a" && got[0] != "c") || (got[1] != "a" && got[1] != "c") {
+		t.Fatalf("sections charged %v, want a and c", got)
+	}
+	if len(r.Lessons) != 1 || r.Lessons[0].Down != 2 {
+		t.Fatalf("lesson totals %+v, want both 👎 on the lesson", r.Lessons)
+	}
+}

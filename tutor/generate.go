@@ -79,6 +79,7 @@ func (s *Service) run(ctx context.Context, j *job) outcome {
 	o.receipt = receipt
 	cause, err := s.streamAnswer(ctx, j, prov, req, &o)
 	o = o.ended(cause, err, stream.Clean(j.st.Text()))
+	markCited(o.receipt.Citations, req.Sources, o.content)
 	est := estimateUsage(req, o.content)
 	if o.usage.TokensIn == 0 {
 		o.usage.TokensIn = est.TokensIn

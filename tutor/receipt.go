@@ -2,9 +2,13 @@ package tutor
 
 import (
 	"encoding/json"
+	"strings"
+	"unicode/utf8"
 )
 
 // Citation is a chunk an answer was given, as recorded in its receipt.
+// Cited says the answer links or quotes it; the others were only given
+// to the tutor.
 type Citation struct {
 	Kind     string  `json:"kind"`
 	ChunkID  int64   `json:"chunkId"`
@@ -13,6 +17,7 @@ type Citation struct {
 	Anchor   string  `json:"anchor"`
 	Score    float64 `json:"score"`
 	Hash     string  `json:"hash"`
+	Cited    bool    `json:"cited"`
 }
 
 // Receipt records what the tutor saw for one answer (messages.metadata).
@@ -49,4 +54,28 @@ func citations(src []Source) []Citation {
 			Anchor: s.Anchor, Score: s.Score, Hash: s.Hash})
 	}
 	return out
+}
+
+// minQuoteChars is the shortest run of a section's text that, found in an
+// answer, counts as quoting it (shorter ones match by chance).
+const minQuoteChars = 40
+
+// markCited marks the citations (parallel to the sources given) that the
+// answer links by anchor or quotes a clause of (a run between punctuation).
+func markCited(cits []Citation, src []Source, answer string) {
+	lower := strings.ToLower(answer)
+	for i := range cits {
+		c := &cits[i]
+		c.Cited = c.Anchor != "" && strings.Contains(answer, "#"+c.Anchor+")")
+		if c.Cited || i >= len(src) {
+			continue
+		}
+		for _, sentence := range strings.FieldsFunc(src[i].Text, func(r rune) bool { return r == '.' || r == ';' || r == ',' || r == '\n' }) {
+			sentence = strings.ToLower(strings.TrimSpace(sentence))
+			if utf8.RuneCountInString(sentence) >= minQuoteChars && strings.Contains(lower, sentence) {
+				c.Cited = true
+				break
+			}
+		}
+	}
 }

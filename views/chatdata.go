@@ -32,7 +32,8 @@ type AttachmentView struct {
 
 // ReceiptView is "What the tutor used" under an answer.
 type ReceiptView struct {
-	Citations    []CitationView
+	Citations    []CitationView // sections the answer cites
+	Given        []CitationView // sections also given to the tutor, not cited
 	TurnsSent    int
 	TurnsOmitted int
 	Clipped      []ClippedView // earlier messages sent shortened

@@ -79,6 +79,7 @@ type citationJSON struct {
 	Heading  string `json:"heading"`
 	Anchor   string `json:"anchor"`
 	Kind     string `json:"kind"`
+	Cited    bool   `json:"cited"` // the answer links or quotes it (else it was only given to the tutor)
 }
 
 func toConversationJSON(c *models.Conversation) conversationJSON {
@@ -98,7 +99,7 @@ func toMessageJSON(m models.Message) messageJSON {
 			rj.TurnsClipped = append(rj.TurnsClipped, clippedJSON{Turn: c.Turn, Role: c.Role, CharactersLeftOut: c.Left})
 		}
 		for _, c := range r.Citations {
-			rj.Citations = append(rj.Citations, citationJSON{LessonID: c.LessonID, Heading: c.Heading, Anchor: c.Anchor, Kind: c.Kind})
+			rj.Citations = append(rj.Citations, citationJSON{LessonID: c.LessonID, Heading: c.Heading, Anchor: c.Anchor, Kind: c.Kind, Cited: c.Cited})
 		}
 		out.Receipt = rj
 	}

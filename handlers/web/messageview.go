@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"strings"
 
 	"aula/markdown"
 	"aula/models"
@@ -16,7 +17,6 @@ import (
 func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conversation, msgs []models.Message, inPanel bool) ([]views.MessageView, error) {
 	ids := make([]string, 0, len(msgs))
 	var receipts = make(map[string]tutor.Receipt, len(msgs))
-	var chunkIDs []int64
 	lessonIDs := map[string]bool{}
 	for _, m := range msgs {
 		ids = append(ids, m.ID)
@@ -25,7 +25,6 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 			receipts[m.ID] = r
 			for _, c := range r.Citations {
 				if c.Kind == "lesson" {
-					chunkIDs = append(chunkIDs, c.ChunkID)
 					lessonIDs[c.LessonID] = true
 				}
 			}
@@ -35,7 +34,7 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	if err != nil {
 		return nil, err
 	}
-	hashes, paths, err := a.Content.CitationTargets(ctx, chunkIDs, keys(lessonIDs))
+	hashes, paths, err := a.Content.CitationTargets(ctx, keys(lessonIDs))
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +51,12 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 		if f, ok := files[m.ID]; ok {
 			v.Attachment = &views.AttachmentView{ID: f.ID, Filename: f.Filename, Size: f.Size}
 		}
-		if r, ok := receipts[m.ID]; ok && m.Status != models.StatusStreaming {
+		r, hasReceipt := receipts[m.ID]
+		if hasReceipt && m.Status != models.StatusStreaming {
 			v.Receipt = receiptView(r, hashes, paths, conv, inPanel)
 		}
 		if m.Role == models.RoleAssistant && m.Status != models.StatusStreaming && m.Content != "" {
-			v.HTML = answerHTML(m.Content, conv, paths, inPanel)
+			v.HTML = answerHTML(m.Content, r.Citations, conv, paths, inPanel)
 		}
 		out = append(out, v)
 	}
@@ -64,18 +64,30 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 }
 
 // answerHTML renders an answer. Its citations are written as links to
-// "#anchor" of the lesson; outside the lesson page they point to it.
-func answerHTML(md string, conv *models.Conversation, paths map[string]string, inPanel bool) string {
-	base := ""
-	if !inPanel && conv != nil && conv.LessonID != nil {
-		if p, ok := paths[*conv.LessonID]; ok {
-			base = urls.Lesson(p, *conv.LessonID)
+// "#anchor" of the lesson; outside the lesson page they point to it. A
+// thread with no lesson of its own (or citing another lesson) has each
+// anchor resolved through the receipt to its lesson's page.
+func answerHTML(md string, cits []tutor.Citation, conv *models.Conversation, paths map[string]string, inPanel bool) string {
+	base, own := "", ""
+	if conv != nil && conv.LessonID != nil {
+		own = *conv.LessonID
+		if p, ok := paths[own]; ok && !inPanel {
+			base = urls.Lesson(p, own)
 		}
+	}
+	for _, c := range cits {
+		p, ok := paths[c.LessonID]
+		if c.Kind != "lesson" || c.Anchor == "" || c.LessonID == own || !ok {
+			continue
+		}
+		md = strings.ReplaceAll(md, "](#"+c.Anchor+")", "]("+urls.Lesson(p, c.LessonID)+"#"+c.Anchor+")")
 	}
 	return markdown.RenderAnswerAt(md, base)
 }
 
-func receiptView(r tutor.Receipt, hashes map[int64]string, paths map[string]string, conv *models.Conversation, inPanel bool) *views.ReceiptView {
+// receiptView lists the sections the answer cites first, then those only
+// given to the tutor, each flagged when its text changed since.
+func receiptView(r tutor.Receipt, hashes map[string]string, paths map[string]string, conv *models.Conversation, inPanel bool) *views.ReceiptView {
 	rv := &views.ReceiptView{TurnsSent: r.TurnsSent, TurnsOmitted: r.TurnsOmitted, Style: r.Style, Lang: r.Lang}
 	if rv.Style == "" {
 		rv.Style = models.StyleExplain
@@ -92,7 +104,7 @@ func receiptView(r tutor.Receipt, hashes map[int64]string, paths map[string]stri
 		seen[key] = true
 		cv := views.CitationView{Heading: c.Heading, Help: c.Kind == "help"}
 		if c.Kind == "lesson" {
-			cur, exists := hashes[c.ChunkID]
+			cur, exists := hashes[models.SectionKey(c.LessonID, c.Anchor)]
 			cv.Changed = !exists || cur != c.Hash
 			if inPanel && conv != nil && conv.LessonID != nil && *conv.LessonID == c.LessonID {
 				cv.URL = "#" + c.Anchor
@@ -103,7 +115,11 @@ func receiptView(r tutor.Receipt, hashes map[int64]string, paths map[string]stri
 		if cv.URL == "" {
 			cv.URL = "#"
 		}
-		rv.Citations = append(rv.Citations, cv)
+		if c.Cited {
+			rv.Citations = append(rv.Citations, cv)
+		} else {
+			rv.Given = append(rv.Given, cv)
+		}
 	}
 	return rv
 }
