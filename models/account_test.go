@@ -43,10 +43,6 @@ func account(t *testing.T, db *pgtest.DB, email, plan string) *models.User {
 	if err := msgs.Rate(ctx, u.ID, turn.Assistant.ID, models.RatingDown, "other", "comment of "+email); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Exec(`INSERT INTO context_turns (conversation_id, user_id, position, role, content)
-		VALUES (?, ?, 0, 'user', ?)`, c.ID, u.ID, "history of "+email).Error; err != nil {
-		t.Fatal(err)
-	}
 	if _, _, err := models.NewTokens(db.DB).Create(ctx, u.ID, "laptop"); err != nil {
 		t.Fatal(err)
 	}
