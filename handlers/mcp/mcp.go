@@ -12,7 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"gorm.io/gorm"
 
 	"aula/handlers"
@@ -46,15 +46,15 @@ func New(db *gorm.DB, svc *tutor.Service, log *slog.Logger) *App {
 // (every request carries its bearer token, so nothing is kept per session
 // and any process can answer), with the same personal tokens as the API.
 func (a *App) Routes(e *echo.Echo) {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "aula", Title: "aula tutor", Version: "1"},
-		&mcp.ServerOptions{Instructions: "aula's AI tutor. Use list_lessons and get_lesson to find material, then ask. " +
+	srv := sdk.NewServer(&sdk.Implementation{Name: "aula", Title: "aula tutor", Version: "1"},
+		&sdk.ServerOptions{Instructions: "aula's AI tutor. Use list_lessons and get_lesson to find material, then ask. " +
 			"Questions count against the user's monthly plan."})
-	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask aula's tutor a question; the answer follows the question's language " +
+	sdk.AddTool(srv, &sdk.Tool{Name: "ask", Description: "Ask aula's tutor a question; the answer follows the question's language " +
 		"unless lang is given. The question and answer are kept in the user's history.", InputSchema: askSchema()}, safeTool(a, a.mcpAsk))
-	mcp.AddTool(srv, &mcp.Tool{Name: "list_lessons", Description: "List aula's lessons (id, title, summary, language, path, module)."}, safeTool(a, a.mcpListLessons))
-	mcp.AddTool(srv, &mcp.Tool{Name: "get_lesson", Description: "Read one lesson: its Markdown text and suggested questions."}, safeTool(a, a.mcpGetLesson))
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	sdk.AddTool(srv, &sdk.Tool{Name: "list_lessons", Description: "List aula's lessons (id, title, summary, language, path, module)."}, safeTool(a, a.mcpListLessons))
+	sdk.AddTool(srv, &sdk.Tool{Name: "get_lesson", Description: "Read one lesson: its Markdown text and suggested questions."}, safeTool(a, a.mcpGetLesson))
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	protected := auth.RequireBearerToken(a.verifyMCPToken, &auth.RequireBearerTokenOptions{
 		Scopes: []string{mcpScope}, AllowMissingExpiration: true})(h)
 	e.Any("/mcp", echo.WrapHandler(protected), handlers.NoStore, a.checkToken)
@@ -122,7 +122,7 @@ func mcpHistory(history any) []tutor.Turn {
 // mcpAsk records the question as a new conversation of the token's user
 // (mode and lesson from the call, history as its context), waits for the
 // answer and returns it: it shows in their history and counts in their quota.
-func (a *App) mcpAsk(ctx context.Context, req *mcp.CallToolRequest, in askArgs) (*mcp.CallToolResult, askOutput, error) {
+func (a *App) mcpAsk(ctx context.Context, req *sdk.CallToolRequest, in askArgs) (*sdk.CallToolResult, askOutput, error) {
 	uid := mcpUser(req)
 	if in.Mode == models.ModeLesson && in.LessonID == "" {
 		return nil, askOutput{}, handlers.APIErr(http.StatusUnprocessableEntity, handlers.CodeLessonRequired, "mode lesson needs a lessonId")
@@ -144,7 +144,7 @@ func (a *App) mcpAsk(ctx context.Context, req *mcp.CallToolRequest, in askArgs) 
 }
 
 // mcpUser is the user the request's token belongs to.
-func mcpUser(req *mcp.CallToolRequest) string {
+func mcpUser(req *sdk.CallToolRequest) string {
 	if req.Extra != nil && req.Extra.TokenInfo != nil {
 		return req.Extra.TokenInfo.UserID
 	}
@@ -172,7 +172,7 @@ type lessonList struct {
 }
 
 // mcpListLessons lists every lesson in catalog order.
-func (a *App) mcpListLessons(ctx context.Context, _ *mcp.CallToolRequest, in listLessonsArgs) (*mcp.CallToolResult, lessonList, error) {
+func (a *App) mcpListLessons(ctx context.Context, _ *sdk.CallToolRequest, in listLessonsArgs) (*sdk.CallToolResult, lessonList, error) {
 	paths, err := a.Content.Catalog(ctx)
 	if err != nil {
 		return nil, lessonList{}, fmt.Errorf("list lessons: %w", err)
@@ -209,7 +209,7 @@ type lessonText struct {
 }
 
 // mcpGetLesson returns one lesson's text and suggested questions.
-func (a *App) mcpGetLesson(ctx context.Context, _ *mcp.CallToolRequest, in getLessonArgs) (*mcp.CallToolResult, lessonText, error) {
+func (a *App) mcpGetLesson(ctx context.Context, _ *sdk.CallToolRequest, in getLessonArgs) (*sdk.CallToolResult, lessonText, error) {
 	l, err := a.Content.Lesson(ctx, in.LessonID)
 	if errors.Is(err, models.ErrNotFound) {
 		return nil, lessonText{}, handlers.APIErr(http.StatusUnprocessableEntity, handlers.CodeUnknownLesson, "lessonId %q names no lesson", in.LessonID)

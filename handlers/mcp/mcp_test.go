@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"aula/internal/apptest"
 	"aula/models"
@@ -25,10 +25,10 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // mcpConnect opens an MCP session over real HTTP with the SDK's own client.
-func mcpConnect(t *testing.T, s *apptest.Server, token string) (*mcp.ClientSession, error) {
+func mcpConnect(t *testing.T, s *apptest.Server, token string) (*sdk.ClientSession, error) {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "aula-test", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{Endpoint: s.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}},
+	client := sdk.NewClient(&sdk.Implementation{Name: "aula-test", Version: "1"}, nil)
+	tr := &sdk.StreamableClientTransport{Endpoint: s.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}},
 		DisableStandaloneSSE: true, MaxRetries: -1}
 	cs, err := client.Connect(context.Background(), tr, nil)
 	if err == nil {
@@ -38,13 +38,13 @@ func mcpConnect(t *testing.T, s *apptest.Server, token string) (*mcp.ClientSessi
 }
 
 // callAsk calls ask and returns its answer, or the tool error's text.
-func callAsk(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
+func callAsk(t *testing.T, cs *sdk.ClientSession, args map[string]any) (string, bool) {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask", Arguments: args})
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "ask", Arguments: args})
 	if err != nil {
 		t.Fatalf("call ask: %v", err)
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
+	text := res.Content[0].(*sdk.TextContent).Text
 	if res.IsError {
 		return text, false
 	}
@@ -70,7 +70,7 @@ func TestMCPToolsOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]*mcp.Tool{}
+	names := map[string]*sdk.Tool{}
 	for _, tl := range tools.Tools {
 		names[tl.Name] = tl
 	}
@@ -84,16 +84,16 @@ func TestMCPToolsOverHTTP(t *testing.T) {
 		}
 	}
 
-	lessons, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_lessons", Arguments: map[string]any{"lang": "es"}})
-	if err != nil || lessons.IsError || !strings.Contains(lessons.Content[0].(*mcp.TextContent).Text, `"language":"es"`) ||
-		strings.Contains(lessons.Content[0].(*mcp.TextContent).Text, `"language":"en"`) {
+	lessons, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "list_lessons", Arguments: map[string]any{"lang": "es"}})
+	if err != nil || lessons.IsError || !strings.Contains(lessons.Content[0].(*sdk.TextContent).Text, `"language":"es"`) ||
+		strings.Contains(lessons.Content[0].(*sdk.TextContent).Text, `"language":"en"`) {
 		t.Fatalf("list_lessons: %v %+v", err, lessons)
 	}
-	lesson, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_lesson", Arguments: map[string]any{"lessonId": "vlan-basics"}})
-	if err != nil || lesson.IsError || !strings.Contains(lesson.Content[0].(*mcp.TextContent).Text, `"suggestions":[`) {
+	lesson, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_lesson", Arguments: map[string]any{"lessonId": "vlan-basics"}})
+	if err != nil || lesson.IsError || !strings.Contains(lesson.Content[0].(*sdk.TextContent).Text, `"suggestions":[`) {
 		t.Fatalf("get_lesson: %v %+v", err, lesson)
 	}
-	missing, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_lesson", Arguments: map[string]any{"lessonId": "nope"}})
+	missing, _ := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "get_lesson", Arguments: map[string]any{"lessonId": "nope"}})
 	if !missing.IsError {
 		t.Fatal("get_lesson of an unknown lesson is not an error")
 	}
@@ -202,7 +202,7 @@ func TestMCPRequiresALiveToken(t *testing.T) {
 	if err := s.App.Tokens.Revoke(context.Background(), u.ID, tok.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": "hi"}}); err == nil {
+	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "ask", Arguments: map[string]any{"question": "hi"}}); err == nil {
 		t.Fatal("a revoked token still asks")
 	}
 	if _, err := mcpConnect(t, s, raw); err == nil {

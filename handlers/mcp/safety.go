@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"aula/handlers"
 	"aula/models"
@@ -58,8 +58,8 @@ func (a *App) verifyMCPToken(ctx context.Context, _ string, _ *http.Request) (*a
 // driver texts): an APIError keeps its code and message, a database that
 // cannot be reached is SERVICE_UNAVAILABLE as in the JSON API, and any
 // other error is logged and becomes INTERNAL_ERROR.
-func safeTool[In, Out any](a *App, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
-	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+func safeTool[In, Out any](a *App, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 		res, out, err := h(ctx, req, in)
 		var ae *handlers.APIError
 		switch {

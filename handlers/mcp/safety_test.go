@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"aula/handlers"
 )
@@ -32,10 +32,10 @@ func TestToolErrorsShowNoInternals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := safeTool(a, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
+			h := safeTool(a, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, struct{}, error) {
 				return nil, struct{}{}, tt.err
 			})
-			_, _, err := h(context.Background(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "get_lesson"}}, struct{}{})
+			_, _, err := h(context.Background(), &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "get_lesson"}}, struct{}{})
 			var ae *handlers.APIError
 			if !errors.As(err, &ae) || ae.Code != tt.want {
 				t.Fatalf("error %v, want code %s", err, tt.want)

@@ -28,20 +28,9 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		Badge:       a.badge(c),
 	}
 	if conv == nil {
-		if sid := c.QueryParam("session"); sid != "" {
-			got, err := a.Conversations.Get(ctx, u.ID, sid)
-			if err != nil {
-				return nil, err
-			}
-			conv = got
-		} else {
-			latest, _, err := a.Conversations.List(ctx, u.ID, models.ListOptions{Limit: 1, LessonID: page.Lesson.ID, Mode: models.ModeLesson})
-			if err != nil {
-				return nil, err
-			}
-			if len(latest) > 0 {
-				conv = &latest[0]
-			}
+		var err error
+		if conv, err = a.panelSession(c, page.Lesson.ID); err != nil {
+			return nil, err
 		}
 	}
 	if conv != nil && (conv.LessonID == nil || *conv.LessonID != page.Lesson.ID) {
@@ -74,6 +63,20 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		}
 	}
 	return p, nil
+}
+
+// panelSession is the session the panel opens on: the one asked for
+// (?session=), else the student's latest on the lesson, else none.
+func (a *App) panelSession(c echo.Context, lessonID string) (*models.Conversation, error) {
+	ctx, uid := c.Request().Context(), handlers.UserFrom(c).ID
+	if sid := c.QueryParam("session"); sid != "" {
+		return a.Conversations.Get(ctx, uid, sid)
+	}
+	latest, _, err := a.Conversations.List(ctx, uid, models.ListOptions{Limit: 1, LessonID: lessonID, Mode: models.ModeLesson})
+	if err != nil || len(latest) == 0 {
+		return nil, err
+	}
+	return &latest[0], nil
 }
 
 // lessonSessions lists the student's sessions on a lesson, newest first.
