@@ -165,7 +165,7 @@ func TestExportHoldsOnlyTheOwnersData(t *testing.T) {
 	if a.Content != "answer for ana@example.com" || a.Rating == nil || *a.Rating != models.RatingDown || a.RatingComment != "comment of ana@example.com" {
 		t.Errorf("answer %+v", a)
 	}
-	if ct := exp.Conversations[0].ContextTurns; len(ct) != 1 || ct[0].Content != "history of ana@example.com" {
+	if ct := exp.Conversations[0].ContextTurns; len(ct) != 1 || ct[0].Content != "earlier question of ana@example.com" {
 		t.Errorf("context turns %+v", ct)
 	}
 	if len(exp.Usage) != 1 || exp.Usage[0].Questions != 1 || len(exp.APITokens) != 1 || len(exp.Sessions) != 1 {
