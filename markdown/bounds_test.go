@@ -154,7 +154,7 @@ func BenchmarkRenderCostly(b *testing.B) {
 		b.Run(strings.NewReplacer(" ", "_").Replace(tt.name), func(b *testing.B) {
 			b.SetBytes(int64(len(tt.src)))
 			for b.Loop() {
-				convertAnswer(answerMD, tt.src, "")
+				convertAnswer(answerMD, tt.src, SectionLinks{})
 			}
 			ms := float64(b.Elapsed().Nanoseconds()) / 1e6 / float64(b.N)
 			b.ReportMetric(ms, "ms/render")

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -96,7 +97,7 @@ func newPolicy() *bluemonday.Policy {
 // Output is cached by content, since a lesson page renders the same Markdown
 // on every view and highlighting dominates the cost.
 func Render(src string) string {
-	return renderCache.render(lessonMD, src, "")
+	return renderCache.render(lessonMD, src, SectionLinks{})
 }
 
 // The caches are bounded: lessons in active use, and the answers of the
@@ -112,19 +113,19 @@ var (
 // uniformly hot, so LRU bookkeeping would buy little.
 type htmlCache struct {
 	size    int
-	convert func(md goldmark.Markdown, src, base string) string
+	convert func(md goldmark.Markdown, src string, links SectionLinks) string
 	mu      sync.Mutex
 	m       map[[32]byte]string
 }
 
-// render converts src with md and section links at base, once per
-// distinct content and base.
-func (c *htmlCache) render(md goldmark.Markdown, src, base string) string {
-	key := sha256.Sum256([]byte(base + "\x00" + src))
+// render converts src with md and its section links, once per distinct
+// content and links.
+func (c *htmlCache) render(md goldmark.Markdown, src string, links SectionLinks) string {
+	key := sha256.Sum256([]byte(links.key() + "\x00" + src))
 	if out, ok := c.get(key); ok {
 		return out
 	}
-	out := c.convert(md, src, base)
+	out := c.convert(md, src, links)
 	c.put(key, out)
 	return out
 }
@@ -154,28 +155,54 @@ func (c *htmlCache) put(k [32]byte, v string) {
 // Model output is untrusted: it is bounded (see bound) and cut at
 // MaxAnswerBytes so that any answer renders in time linear in its size.
 func RenderAnswer(src string) string {
-	return RenderAnswerAt(src, "")
+	return RenderAnswerAt(src, SectionLinks{})
+}
+
+// SectionLinks says where an answer's section links ("#anchor", the
+// tutor's citations) point: an anchor in Anchors to that page, any other
+// to Base; with neither they stay links into the page showing the answer.
+type SectionLinks struct {
+	Base    string            // the page of the answer's own lesson
+	Anchors map[string]string // anchor → the page of another lesson it is in
+}
+
+// target is where the section link to anchor points.
+func (l SectionLinks) target(anchor string) string {
+	if page, ok := l.Anchors[anchor]; ok {
+		return page + "#" + anchor
+	}
+	return l.Base + "#" + anchor
+}
+
+// key tells apart, in the cache, renderings whose links differ.
+func (l SectionLinks) key() string {
+	keys := make([]string, 0, len(l.Anchors))
+	for a, page := range l.Anchors {
+		keys = append(keys, a+"\x00"+page)
+	}
+	slices.Sort(keys)
+	return l.Base + "\x00" + strings.Join(keys, "\x00")
 }
 
 // RenderAnswerAt renders an answer like RenderAnswer with its section
-// links ("#anchor", the tutor's citations) pointing at the page base, so
-// an answer shown away from its lesson still links into it.
-func RenderAnswerAt(src, base string) string {
-	return answerCache.render(answerMD, src, base)
+// links pointing where links says, so an answer shown away from its
+// lesson, or citing another one, still links into the right page.
+func RenderAnswerAt(src string, links SectionLinks) string {
+	return answerCache.render(answerMD, src, links)
 }
 
 // convertLesson renders a lesson bounded like an answer but never cut:
 // lessons come from the content team and may be long.
-func convertLesson(md goldmark.Markdown, src, _ string) string {
+func convertLesson(md goldmark.Markdown, src string, _ SectionLinks) string {
 	return convert(md, bound(src))
 }
 
 // convertAnswer renders the first MaxAnswerBytes of an answer as bounded
 // Markdown and the rest, if any, as preformatted text.
-func convertAnswer(md goldmark.Markdown, src, base string) string {
+func convertAnswer(md goldmark.Markdown, src string, links SectionLinks) string {
 	head, rest := splitAnswer(src)
 	pc := parser.NewContext()
-	pc.Set(sectionBaseKey, base)
+	pc.Set(sectionLinksKey, links)
 	out := convert(md, bound(head), parser.WithContext(pc))
 	if rest != "" {
 		out += policy.Sanitize("<pre>" + escapeHTML(rest) + "</pre>")
@@ -210,21 +237,21 @@ func (linkRelTransformer) Transform(doc *ast.Document, _ text.Reader, _ parser.C
 	})
 }
 
-// sectionBaseKey carries RenderAnswerAt's base to sectionLinkTransformer.
-var sectionBaseKey = parser.NewContextKey()
+// sectionLinksKey carries RenderAnswerAt's links to sectionLinkTransformer.
+var sectionLinksKey = parser.NewContextKey()
 
-// sectionLinkTransformer points section links ("#anchor") at the base URL
-// the parse was given; with none they stay links into the same page.
+// sectionLinkTransformer points section links ("#anchor") where the
+// parse's SectionLinks say.
 type sectionLinkTransformer struct{}
 
 func (sectionLinkTransformer) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
-	base, _ := pc.Get(sectionBaseKey).(string)
-	if base == "" {
+	links, _ := pc.Get(sectionLinksKey).(SectionLinks)
+	if links.Base == "" && len(links.Anchors) == 0 {
 		return
 	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if l, ok := n.(*ast.Link); ok && entering && bytes.HasPrefix(l.Destination, []byte("#")) {
-			l.Destination = append([]byte(base), l.Destination...)
+			l.Destination = []byte(links.target(string(l.Destination[1:])))
 		}
 		return ast.WalkContinue, nil
 	})

@@ -464,21 +464,32 @@ func TestAnswerText(t *testing.T) {
 	}
 }
 
-// Section links point at the base they are rendered for, by construction;
-// other links and the same answer without a base are left alone.
-func TestRenderAnswerAtBase(t *testing.T) {
-	src := "See [§ Zero values](#zero-values) and [Go](https://go.dev/#top)."
-	cases := []struct{ base, want, not string }{
-		{"", `href="#zero-values"`, `href="/learn`},
-		{"/learn/go-basics/go-variables-types", `href="/learn/go-basics/go-variables-types#zero-values"`, `href="#zero-values"`},
+// Section links point where they are rendered for, by construction: the
+// answer's own lesson, another lesson's page for an anchor listed there,
+// or the page showing the answer; other links are left alone.
+func TestRenderAnswerAtLinks(t *testing.T) {
+	src := "See [§ Zero values](#zero-values), [§ VLANs](#creating-vlans) and [Go](https://go.dev/#top)."
+	own, other := "/learn/go-basics/go-variables-types", "/learn/networking/vlan-cisco-ios"
+	cases := []struct {
+		name  string
+		links SectionLinks
+		want  []string
+	}{
+		{"none", SectionLinks{}, []string{`href="#zero-values"`, `href="#creating-vlans"`}},
+		{"base", SectionLinks{Base: own}, []string{`href="` + own + `#zero-values"`, `href="` + own + `#creating-vlans"`}},
+		{"another lesson", SectionLinks{Anchors: map[string]string{"creating-vlans": other}},
+			[]string{`href="#zero-values"`, `href="` + other + `#creating-vlans"`}},
+		{"both", SectionLinks{Base: own, Anchors: map[string]string{"creating-vlans": other}},
+			[]string{`href="` + own + `#zero-values"`, `href="` + other + `#creating-vlans"`}},
 	}
 	for _, tc := range cases {
-		out := RenderAnswerAt(src, tc.base)
-		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.not) {
-			t.Errorf("base %q: %s, want %s and no %s", tc.base, out, tc.want, tc.not)
-		}
-		if !strings.Contains(out, `href="https://go.dev/#top"`) {
-			t.Errorf("base %q changed an outside link: %s", tc.base, out)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			out := RenderAnswerAt(src, tc.links)
+			for _, w := range append(tc.want, `href="https://go.dev/#top"`) {
+				if !strings.Contains(out, w) {
+					t.Errorf("%s: no %s in %s", tc.name, w, out)
+				}
+			}
+		})
 	}
 }

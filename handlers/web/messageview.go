@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"strings"
 
 	"aula/markdown"
 	"aula/models"
@@ -68,11 +67,12 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 // thread with no lesson of its own (or citing another lesson) has each
 // anchor resolved through the receipt to its lesson's page.
 func answerHTML(md string, cits []tutor.Citation, conv *models.Conversation, paths map[string]string, inPanel bool) string {
-	base, own := "", ""
+	var links markdown.SectionLinks
+	own := ""
 	if conv != nil && conv.LessonID != nil {
 		own = *conv.LessonID
 		if p, ok := paths[own]; ok && !inPanel {
-			base = urls.Lesson(p, own)
+			links.Base = urls.Lesson(p, own)
 		}
 	}
 	for _, c := range cits {
@@ -80,9 +80,14 @@ func answerHTML(md string, cits []tutor.Citation, conv *models.Conversation, pat
 		if c.Kind != "lesson" || c.Anchor == "" || c.LessonID == own || !ok {
 			continue
 		}
-		md = strings.ReplaceAll(md, "](#"+c.Anchor+")", "]("+urls.Lesson(p, c.LessonID)+"#"+c.Anchor+")")
+		if links.Anchors == nil {
+			links.Anchors = map[string]string{}
+		}
+		if _, seen := links.Anchors[c.Anchor]; !seen { // the first citation of an anchor names its lesson
+			links.Anchors[c.Anchor] = urls.Lesson(p, c.LessonID)
+		}
 	}
-	return markdown.RenderAnswerAt(md, base)
+	return markdown.RenderAnswerAt(md, links)
 }
 
 // receiptView lists the sections the answer cites first, then those only
