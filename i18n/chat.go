@@ -17,7 +17,7 @@ var _ = add(map[string][2]string{
 	"chat.attachment_title":        {"File: %s", "Archivo: %s"},
 	"chat.delete":                  {"Delete", "Eliminar"},
 	"chat.delete_title":            {"Delete this conversation?", "¿Eliminar esta conversación?"},
-	"chat.delete_body":             {"“%s” and all its messages will be removed. Your other conversations are not affected.", "Se eliminarán «%s» y todos sus mensajes. Tus otras conversaciones no se ven afectadas."},
+	"chat.delete_body":             {"“%s” and all its messages and files will be removed at once. Questions already asked stay counted in this month's plan. Your other conversations are not affected.", "Se eliminarán en el acto «%s» y todos sus mensajes y archivos. Las preguntas ya hechas siguen contando en el plan de este mes. Tus otras conversaciones no se ven afectadas."},
 	"chat.delete_confirm":          {"Delete conversation", "Eliminar conversación"},
 	"chat.cancel":                  {"Cancel", "Cancelar"},
 	"chat.input_label":             {"Your question", "Tu pregunta"},

@@ -188,7 +188,7 @@ func (s *Conversations) Delete(ctx context.Context, userID, id string) error {
 	}
 	return WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
-		res := tx.Exec(`UPDATE conversations SET deleted_at = now() WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, id, userID)
+		res := tx.Exec(`UPDATE conversations SET deleted_at = now(), title = '' WHERE id = ? AND user_id = ? AND deleted_at IS NULL`, id, userID)
 		if res.Error != nil {
 			return fmt.Errorf("delete conversation: %w", res.Error)
 		}
@@ -198,8 +198,30 @@ func (s *Conversations) Delete(ctx context.Context, userID, id string) error {
 		if err := tx.Exec(`UPDATE users SET active_conversation_id = NULL WHERE id = ? AND active_conversation_id = ?`, userID, id).Error; err != nil {
 			return fmt.Errorf("clear active conversation: %w", err)
 		}
-		return nil
+		return removeContent(tx, userID, id)
 	})
+}
+
+// removeContent deletes what the student wrote or was answered in a
+// deleted thread: its files, its earlier context, and the text, receipts
+// and comments of its messages. The bare rows stay (role, status,
+// timings, provider, rating) for the admin figures and the plan, which
+// keeps the questions counted; an answer still being written is ended
+// as cancelled, so nothing more is stored into it.
+func removeContent(tx *gorm.DB, userID, id string) error {
+	if err := tx.Exec(`DELETE FROM attachments a USING messages m
+		WHERE a.message_id = m.id AND m.conversation_id = ? AND m.user_id = ?`, id, userID).Error; err != nil {
+		return fmt.Errorf("delete attachments: %w", err)
+	}
+	if err := tx.Exec(`DELETE FROM context_turns WHERE conversation_id = ? AND user_id = ?`, id, userID).Error; err != nil {
+		return fmt.Errorf("delete earlier context: %w", err)
+	}
+	if err := tx.Exec(`UPDATE messages SET content = '', metadata = '{}', rating_comment = '',
+		    status = CASE WHEN status = 'streaming' THEN 'cancelled' ELSE status END
+		WHERE conversation_id = ? AND user_id = ?`, id, userID).Error; err != nil {
+		return fmt.Errorf("remove message text: %w", err)
+	}
+	return nil
 }
 
 // SetStyle changes the teaching style of the user's conversation; the next answer uses it.
