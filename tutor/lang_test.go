@@ -93,7 +93,7 @@ func TestLangAccuracy(t *testing.T) {
 	// questions written afterwards that were never used for tuning.
 	holdout := cases
 	cases = readLangFile(t, "testdata/lang_holdout.tsv")
-	check("DetectLanguage(held out)", func(c langCase) string { return DetectLanguage(c.text) }, 0.85)
+	check("DetectLanguage(held out)", func(c langCase) string { return DetectLanguage(c.text) }, 0.98)
 	cases = holdout
 	// The worst case for the hint: the UI locale is the other language, so
 	// only the question's own evidence can get it right.
