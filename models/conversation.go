@@ -224,6 +224,21 @@ func removeContent(tx *gorm.DB, userID, id string) error {
 	return nil
 }
 
+// SetGeneratedTitle replaces the title derived from the first question
+// (from) with one the title route wrote; a thread renamed or deleted
+// meanwhile is left alone.
+func (s *Conversations) SetGeneratedTitle(ctx context.Context, userID, id, from, title string) error {
+	if !validID(id) || !validID(userID) {
+		return ErrNotFound
+	}
+	err := conn(ctx, s.db).Exec(`UPDATE conversations SET title = ? WHERE id = ? AND user_id = ? AND title = ? AND deleted_at IS NULL`,
+		title, id, userID, from).Error
+	if err != nil {
+		return fmt.Errorf("set title: %w", err)
+	}
+	return nil
+}
+
 // SetStyle changes the teaching style of the user's conversation; the next answer uses it.
 func (s *Conversations) SetStyle(ctx context.Context, userID, id, style string) error {
 	if !ValidStyle(style) {

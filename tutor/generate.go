@@ -56,6 +56,9 @@ func (s *Service) generate(ctx context.Context, j *job) {
 	// the final text (it would be refused anyway: the row is no longer streaming).
 	stopPersist()
 	s.store(j, o)
+	if o.status == models.StatusComplete && j.beforeSeq == 0 && j.conv.ID != "" && j.conv.Title == models.TitleFrom(j.plain) {
+		s.nameThread(j, o.receipt.Lang)
+	}
 }
 
 // run asks the provider of the tutor_chat route and streams its answer

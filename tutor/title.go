@@ -1,0 +1,80 @@
+package tutor
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"aula/models"
+	"aula/tutor/stream"
+)
+
+// titleTimeout bounds the background call that names a thread; past it
+// the first question's title stays.
+const titleTimeout = 10 * time.Second
+
+// titleMaxWords is the longest title the title route may give.
+const titleMaxWords = 8
+
+// titleSystem asks for a thread's title in the question's language.
+func titleSystem(lang string) string {
+	language := "English"
+	if lang == LangSpanish {
+		language = "Spanish"
+	}
+	return "You name a student's conversation with a tutor. Answer with a title of at most 8 words, in " + language +
+		", that says what the question is about: no quotes, no final punctuation, nothing else."
+}
+
+// nameThread asks the title route, in the background, for a short title
+// of a thread whose first answer was just stored. The answer never waits
+// for it; the title derived from the first question (models.TitleFrom)
+// stays when the route is offline, fails or is slow.
+func (s *Service) nameThread(j *job, lang string) {
+	_ = s.streams.Launch(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), titleTimeout)
+		defer cancel()
+		title := s.askTitle(ctx, j.plain, lang)
+		if title == "" {
+			return
+		}
+		if err := s.convs.SetGeneratedTitle(ctx, j.answer.UserID, j.conv.ID, j.conv.Title, title); err != nil {
+			s.log.Warn("tutor: store thread title", "conversation", j.conv.ID, "err", err)
+		}
+	})
+}
+
+// askTitle is the title route's title for question, "" when there is none.
+func (s *Service) askTitle(ctx context.Context, question, lang string) string {
+	route, err := s.route(ctx, models.UseTitle)
+	if err != nil || route.Provider == ProviderOffline || s.cfg.CheckCredentials(route.Provider, s.cfg.Credentials) != nil {
+		return ""
+	}
+	p, err := s.cfg.NewProvider(ctx, route.Provider, route.Model, s.cfg.Credentials)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	_, err = p.Stream(ctx, Request{System: titleSystem(lang), Question: clipRunes(question, 1000), Model: route.Model,
+		Temperature: route.Temperature, MaxTokens: 32, Lang: lang, Mode: "title"}, func(tok string) error {
+		b.WriteString(tok)
+		return nil
+	})
+	if err != nil || ctx.Err() != nil {
+		s.log.Info("tutor: no thread title from the title route", "err", err)
+		return ""
+	}
+	return cleanTitle(b.String())
+}
+
+// cleanTitle keeps a model's title to its first line and at most
+// titleMaxWords words, without quotes or final punctuation.
+func cleanTitle(raw string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(stream.Clean(raw)), "\n")
+	words := strings.Fields(strings.Trim(line, ` "'«»“”*#`))
+	if len(words) > titleMaxWords {
+		words = words[:titleMaxWords]
+	}
+	t := strings.TrimRight(strings.Join(words, " "), ".!?,;:")
+	return models.TitleFrom(strings.Trim(t, ` "'«»“”`))
+}

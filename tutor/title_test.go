@@ -1,0 +1,76 @@
+package tutor
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"aula/models"
+)
+
+// titleOf reads a conversation's title.
+func (f *fixture) titleOf(convID string) string {
+	f.t.Helper()
+	var title string
+	f.scalar(&title, `SELECT title FROM conversations WHERE id = ?`, convID)
+	return title
+}
+
+// TestTitleRouteNamesTheThread: after a thread's first answer the title
+// route is asked, in the background, for a short title in the question's
+// language: the answer never waits for it, the first question's 60
+// characters are the title until then and when the call fails, and only
+// the first answer asks.
+func TestTitleRouteNamesTheThread(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.CheckCredentials = func(string, Credentials) error { return nil } })
+	f.exec(`UPDATE ai_routes SET provider = 'ollama', model = 'small' WHERE use_case = 'title'`)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var titleReqs []Request
+	f.prov.set(func(ctx context.Context, req Request, on func(string) error) (Usage, error) {
+		if req.Mode != "title" {
+			return emit("An answer.")(ctx, req, on)
+		}
+		mu.Lock()
+		titleReqs = append(titleReqs, req)
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return Usage{}, ctx.Err()
+		}
+		if strings.Contains(req.Question, "fail") {
+			return Usage{}, &ProviderError{Provider: "ollama", Code: CodeUpstreamError, Status: 500}
+		}
+		return emit("\"Configurar VLAN en switches Cisco y enlaces troncales entre ellos hoy mismo.\"")(ctx, req, on)
+	})
+	u := f.user(models.PlanPro)
+	c := f.conv(u, models.ModeTutor, "", "")
+	question := "¿Cómo configuro una VLAN en un switch Cisco y cómo conecto dos switches con un enlace troncal?"
+	m := f.ask(u, c, question) // returns with the title call still held
+	if m.Status != models.StatusComplete || f.titleOf(c) != models.TitleFrom(question) {
+		t.Fatalf("answer %s, title %q while the title call runs; want the answer done and the question's title", m.Status, f.titleOf(c))
+	}
+	f.ask(u, c, "¿Y los puertos de acceso?")
+	failing := f.conv(u, models.ModeTutor, "", "")
+	f.ask(u, failing, "Please fail this title")
+	close(release)
+	f.svc.Drain(context.Background()) // waits for the background title calls
+	if got := f.titleOf(c); got != "Configurar VLAN en switches Cisco y enlaces troncales" {
+		t.Fatalf("title %q; want the model's, at most 8 words, unquoted", got)
+	}
+	if got := f.titleOf(failing); got != "Please fail this title" {
+		t.Fatalf("a failed title call left %q; want the question's title", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(titleReqs) != 2 {
+		t.Fatalf("%d title requests; want one per thread, after its first answer only", len(titleReqs))
+	}
+	for _, r := range titleReqs {
+		if strings.Contains(r.Question, "VLAN") && !strings.Contains(r.System, "Spanish") {
+			t.Fatalf("the Spanish question's title was not asked in Spanish: %q", r.System)
+		}
+	}
+}
