@@ -135,6 +135,32 @@ type Turn struct {
 	QuotaPeriod  time.Time
 }
 
+// openTurn bumps the thread's next_seq by two, which locks it, so
+// concurrent asks in it serialise and get consecutive seqs; the same
+// statement makes it the user's active thread and reads the plan the
+// quota follows. ErrNotFound when the thread is not the user's.
+func openTurn(tx *gorm.DB, in TurnInput, c *Conversation) (plan string, err error) {
+	err = tx.Raw(`WITH c AS (
+			UPDATE conversations
+			SET next_seq = next_seq + 2, last_activity_at = ?,
+			    title = CASE WHEN title = '' THEN ? ELSE title END
+			WHERE id = ? AND user_id = ? AND deleted_at IS NULL
+			RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at
+		), u AS (
+			UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.plan
+		)
+		SELECT c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
+		       c.last_activity_at, u.plan
+		FROM c, u`,
+		in.Now, TitleFrom(in.Content), in.ConversationID, in.UserID).
+		Row().Scan(&c.ID, &c.UserID, &c.Title, &c.Mode, &c.Style, &c.LessonID, &c.ModuleID, &c.NextSeq, &c.CreatedAt,
+		&c.LastActivityAt, &plan)
+	if err != nil {
+		return "", fmt.Errorf("allocate seq: %w", notFound(err))
+	}
+	return plan, nil
+}
+
 // BeginTurn records a question in one transaction: the conversation must be
 // the user's (else ErrNotFound and nothing written), a question of the
 // month is reserved (*QuotaError when none is left), the user message and a
@@ -148,37 +174,33 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		c := &t.Conversation
-		// Bumping next_seq first locks the thread, so concurrent asks in it
-		// serialise and get consecutive seqs.
-		err := tx.Raw(`UPDATE conversations
-			SET next_seq = next_seq + 2, last_activity_at = ?,
-			    title = CASE WHEN title = '' THEN ? ELSE title END
-			WHERE id = ? AND user_id = ? AND deleted_at IS NULL
-			RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at`,
-			in.Now, TitleFrom(in.Content), in.ConversationID, in.UserID).
-			Row().Scan(&c.ID, &c.UserID, &c.Title, &c.Mode, &c.Style, &c.LessonID, &c.ModuleID, &c.NextSeq, &c.CreatedAt, &c.LastActivityAt)
+		plan, err := openTurn(tx, in, c)
 		if err != nil {
-			return fmt.Errorf("allocate seq: %w", notFound(err))
+			return err
 		}
-		period, err := reserveQuota(ctx, s.db, in.UserID, in.Now)
+		period, err := reservePlanQuota(ctx, s.db, in.UserID, plan, in.Now)
 		if err != nil {
 			return err
 		}
 		t.QuotaPeriod = period
 		t.User = Message{ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
 			Content: in.Content, Status: StatusComplete, Metadata: JSON("{}"), CreatedAt: in.Now, CompletedAt: &in.Now}
-		if err := tx.Raw(`INSERT INTO messages (conversation_id, user_id, seq, role, content, status, created_at, completed_at)
-			VALUES (?, ?, ?, 'user', ?, 'complete', ?, ?) RETURNING id`,
-			c.ID, in.UserID, t.User.Seq, in.Content, in.Now, in.Now).Row().Scan(&t.User.ID); err != nil {
-			return fmt.Errorf("insert question: %w", err)
-		}
 		t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,
 			Role: RoleAssistant, Status: StatusStreaming, Metadata: JSON("{}"), QuotaPeriod: &period, CreatedAt: in.Now}
-		if err := tx.Exec(`INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
-				lease_owner, lease_until)
-			VALUES (?, ?, ?, ?, 'assistant', 'streaming', ?, ?, ?, now() + ? * interval '1 millisecond')`,
-			in.AssistantID, c.ID, in.UserID, t.Assistant.Seq, period, in.Now, in.Lease.owner(), in.Lease.ttlMs()).Error; err != nil {
-			return fmt.Errorf("insert answer: %w", err)
+		// The question and its pending answer, in one statement.
+		if err := tx.Raw(`WITH q AS (
+				INSERT INTO messages (conversation_id, user_id, seq, role, content, status, created_at, completed_at)
+				VALUES (?, ?, ?, 'user', ?, 'complete', ?, ?) RETURNING id
+			), a AS (
+				INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
+					lease_owner, lease_until)
+				VALUES (?, ?, ?, ?, 'assistant', 'streaming', ?, ?, ?, now() + ? * interval '1 millisecond') RETURNING id
+			)
+			SELECT q.id FROM q, a`,
+			c.ID, in.UserID, t.User.Seq, in.Content, in.Now, in.Now,
+			in.AssistantID, c.ID, in.UserID, t.Assistant.Seq, period, in.Now, in.Lease.owner(), in.Lease.ttlMs()).
+			Row().Scan(&t.User.ID); err != nil {
+			return fmt.Errorf("insert question and answer: %w", err)
 		}
 		if a := in.Attachment; a != nil {
 			sum := sha256.Sum256(a.Data)
@@ -187,9 +209,6 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 				hex.EncodeToString(sum[:]), strings.ToValidUTF8(a.Text, ""), a.Data).Error; err != nil {
 				return fmt.Errorf("insert attachment: %w", err)
 			}
-		}
-		if err := tx.Exec(`UPDATE users SET active_conversation_id = ? WHERE id = ?`, c.ID, in.UserID).Error; err != nil {
-			return fmt.Errorf("set active conversation: %w", err)
 		}
 		return nil
 	})

@@ -77,12 +77,18 @@ func (s *Quotas) Usage(ctx context.Context, userID string, now time.Time) (Quota
 // plan_usage row and each re-checks the committed count. Unlimited plans
 // are counted too, for the dashboards.
 func reserveQuota(ctx context.Context, db *gorm.DB, userID string, now time.Time) (period time.Time, err error) {
+	var plan string
+	if err := conn(ctx, db).Raw(`SELECT plan FROM users WHERE id = ?`, userID).Row().Scan(&plan); err != nil {
+		return Period(now), fmt.Errorf("reserve quota: read plan: %w", notFound(err))
+	}
+	return reservePlanQuota(ctx, db, userID, plan, now)
+}
+
+// reservePlanQuota is reserveQuota for a user whose plan the caller read
+// in the same transaction.
+func reservePlanQuota(ctx context.Context, db *gorm.DB, userID, plan string, now time.Time) (period time.Time, err error) {
 	period = Period(now)
 	tx := conn(ctx, db)
-	var plan string
-	if err := tx.Raw(`SELECT plan FROM users WHERE id = ?`, userID).Row().Scan(&plan); err != nil {
-		return period, fmt.Errorf("reserve quota: read plan: %w", notFound(err))
-	}
 	limit := PlanLimit(plan)
 	var used int
 	err = tx.Raw(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 1)
