@@ -9,6 +9,7 @@ import (
 
 	"aula/i18n"
 	"aula/models"
+	"aula/urls"
 )
 
 // letter is what one email says, rendered as plain text and as HTML from
@@ -87,7 +88,7 @@ func (p *Post) letter(u *models.User, optional bool, paragraphs ...string) lette
 	l := letter{Lang: lang, Greeting: i18n.In(lang, "mail.greeting", u.FirstName()),
 		Signature: i18n.In(lang, "mail.signature"), Paragraphs: paragraphs}
 	if optional {
-		l.StopText, l.StopURL = i18n.In(lang, "mail.stop"), p.baseURL+"/settings#email"
+		l.StopText, l.StopURL = i18n.In(lang, "mail.stop"), p.baseURL+urls.Settings("email")
 	}
 	return l
 }
@@ -108,7 +109,7 @@ func (p *Post) Welcome(u *models.User) error {
 	}
 	lang := i18n.Normalize(u.Locale)
 	l := p.letter(u, true, i18n.In(lang, "mail.welcome_body"))
-	l.ActionText, l.ActionURL = i18n.In(lang, "mail.welcome_action"), p.baseURL+"/learn"
+	l.ActionText, l.ActionURL = i18n.In(lang, "mail.welcome_action"), p.baseURL+urls.Learn()
 	return p.queue(u.Email, i18n.In(lang, "mail.welcome_subject"), l)
 }
 
@@ -125,7 +126,7 @@ func (p *Post) ResetLink(u *models.User, token string) error {
 }
 
 // ResetURL is the page that redeems a reset token.
-func (p *Post) ResetURL(token string) string { return p.baseURL + "/password/reset/" + token }
+func (p *Post) ResetURL(token string) string { return p.baseURL + urls.PasswordReset(token) }
 
 // UpgradeDecision tells a student an admin approved or declined their
 // request to move to plan. It waits for the upgrade requests feature,

@@ -123,6 +123,9 @@ func Settings(section string) string {
 // SettingsTokenRevoke revokes personal API token id.
 func SettingsTokenRevoke(id string) string { return "/settings/tokens/" + id + "/revoke" }
 
+// SettingsDeviceSignOut signs out the signed-in session named by handle.
+func SettingsDeviceSignOut(handle string) string { return "/settings/sessions/" + handle + "/signout" }
+
 // PasswordReset is the page a password reset link opens.
 func PasswordReset(token string) string { return "/password/reset/" + url.PathEscape(token) }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -93,7 +94,7 @@ func (a *App) reset(c echo.Context) error {
 	if err := a.setFlash(c, t(c, "reset.done")); err != nil {
 		return err
 	}
-	return redirect(c, "/login")
+	return redirect(c, urls.Login(""))
 }
 
 // noStore keeps a page that carries a secret out of every cache, and its
