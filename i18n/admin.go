@@ -2,14 +2,16 @@ package i18n
 
 // The admin dashboard.
 var _ = add(map[string][2]string{
-	"admin.title":       {"Admin", "Administración"},
-	"admin.overview":    {"Overview", "Resumen"},
-	"admin.ratings":     {"Ratings", "Valoraciones"},
-	"admin.latency":     {"Latency and reliability", "Latencia y fiabilidad"},
-	"admin.users":       {"Users and plans", "Usuarios y planes"},
-	"admin.suggestions": {"Suggestions", "Sugerencias"},
-	"admin.routes":      {"AI routes", "Rutas de IA"},
-	"admin.none":        {"Nothing yet.", "Nada todavía."},
+	"admin.title":          {"Admin", "Administración"},
+	"admin.offline_notice": {"The tutor answers with the built-in offline tutor: it quotes the lesson material, without a language model. To connect one, set AULA_LLM_PROVIDER (and its key) or choose a provider for the tutor route.", "El tutor responde con el tutor sin conexión integrado: cita el material de las lecciones, sin un modelo de lenguaje. Para conectar uno, define AULA_LLM_PROVIDER (y su clave) o elige un proveedor para la ruta del tutor."},
+	"admin.offline_routes": {"Choose the tutor's provider", "Elegir el proveedor del tutor"},
+	"admin.overview":       {"Overview", "Resumen"},
+	"admin.ratings":        {"Ratings", "Valoraciones"},
+	"admin.latency":        {"Latency and reliability", "Latencia y fiabilidad"},
+	"admin.users":          {"Users and plans", "Usuarios y planes"},
+	"admin.suggestions":    {"Suggestions", "Sugerencias"},
+	"admin.routes":         {"AI routes", "Rutas de IA"},
+	"admin.none":           {"Nothing yet.", "Nada todavía."},
 
 	"admin.active7":         {"active students, last 7 days", "estudiantes activos, últimos 7 días"},
 	"admin.active30":        {"active students, last 30 days", "estudiantes activos, últimos 30 días"},

@@ -225,7 +225,8 @@ func (s *Service) store(j *job, o outcome) {
 		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now(), LeaseOwner: s.streams.InstanceID()}
 	// Only the process that stored the final state refunds: a row another
 	// process already ended (lease expired) was refunded by that process.
-	refund := o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "")
+	refund := o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "") ||
+		(o.status == models.StatusComplete && o.usage.Uncounted)
 	stored := s.finish(j.answer.ID, in, refund)
 	if o.status == models.StatusFailed {
 		s.log.Warn("tutor: answer failed", "message", j.answer.ID, "code", o.code, "provider", o.provider, "detail", o.detail)

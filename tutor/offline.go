@@ -35,9 +35,9 @@ func (*Offline) Model() string { return OfflineModel }
 // Stream writes the offline answer word by word (each token keeps its
 // trailing whitespace), stopping as soon as ctx is done.
 func (o *Offline) Stream(ctx context.Context, req Request, onToken func(string) error) (Usage, error) {
-	answer := OfflineAnswer(req)
+	answer, uncounted := offlineCompose(req)
 	tokens := splitTokens(answer)
-	usage := Usage{TokensIn: estimateUsage(req, "").TokensIn}
+	usage := Usage{TokensIn: estimateUsage(req, "").TokensIn, Uncounted: uncounted}
 	var timer *time.Timer
 	if o.TokenDelay > 0 {
 		timer = time.NewTimer(o.TokenDelay)
@@ -88,121 +88,13 @@ func splitTokens(text string) []string {
 	return out
 }
 
-// offlineText holds the fixed phrases of the offline tutor in one language.
-type offlineText struct {
-	notice, noticeHelp   string
-	nothing, nothingHelp string
-	closest              string
-	hintIntro, hintAsk   string
-}
-
-var offlineTexts = map[string]offlineText{
-	"en": {
-		notice:      "_Offline tutor: I answer only from the lesson material, without a language model. To connect one, set AULA_LLM_PROVIDER (or ask an admin to set the tutor route)._",
-		noticeHelp:  "_Offline tutor: I answer only from the help articles, without a language model. To connect one, set AULA_LLM_PROVIDER (or ask an admin to set the tutor route)._",
-		nothing:     "I found nothing about that in the lesson material. Try rephrasing your question with words the lesson uses.",
-		nothingHelp: "The help articles do not cover that question. Try rephrasing it with other words.",
-		closest:     "I found no direct match; this is the closest material:",
-		hintIntro:   "Let's work it out together. A hint from the material:",
-		hintAsk:     "What do you think this means for your question? Tell me your idea, or ask me for the full explanation.",
-	},
-	"es": {
-		notice:      "_Tutor sin conexión: respondo solo con el material de la lección, sin un modelo de lenguaje. Para conectar uno, define AULA_LLM_PROVIDER (o pide a un administrador que configure la ruta del tutor)._",
-		noticeHelp:  "_Tutor sin conexión: respondo solo con los artículos de ayuda, sin un modelo de lenguaje. Para conectar uno, define AULA_LLM_PROVIDER (o pide a un administrador que configure la ruta del tutor)._",
-		nothing:     "No encontré nada sobre eso en el material de la lección. Prueba a reformular tu pregunta con palabras que use la lección.",
-		nothingHelp: "Los artículos de ayuda no cubren esa pregunta. Prueba a reformularla con otras palabras.",
-		closest:     "No encontré una coincidencia directa; esto es lo más cercano del material:",
-		hintIntro:   "Vamos a resolverlo juntos. Una pista del material:",
-		hintAsk:     "¿Qué crees que significa esto para tu pregunta? Cuéntame tu idea o pídeme la explicación completa.",
-	},
-}
-
-// Offline answer sizes.
-const (
-	offlineMinSentences = 3
-	offlineMaxSentences = 6
-	offlineHintCount    = 2
-)
-
-// OfflineAnswer is the whole text the offline provider streams for req.
-func OfflineAnswer(req Request) string {
-	tx, ok := offlineTexts[req.Lang]
-	if !ok {
-		tx = offlineTexts["en"]
-	}
-	help := req.Mode == "help"
-	var b strings.Builder
-	b.WriteString(pick(help, tx.noticeHelp, tx.notice))
-	b.WriteString("\n\n")
-
-	picked, direct := pickSentences(req)
-	if len(picked) == 0 {
-		b.WriteString(pick(help, tx.nothingHelp, tx.nothing))
-		b.WriteString("\n")
-		return b.String()
-	}
-	if req.Style == "guide" {
-		b.WriteString(tx.hintIntro)
-		b.WriteString("\n\n")
-		// The hint is the best match, not the first in reading order.
-		slices.SortStableFunc(picked, func(a, c sentence) int { return cmp.Compare(c.score, a.score) })
-		for _, s := range picked[:min(offlineHintCount, len(picked))] {
-			writeCited(&b, "> ", s, req.Sources)
-		}
-		b.WriteString("\n")
-		b.WriteString(tx.hintAsk)
-		b.WriteString("\n")
-		return b.String()
-	}
-	if !direct {
-		b.WriteString(tx.closest)
-		b.WriteString("\n\n")
-	}
-	for _, s := range picked {
-		writeCited(&b, "- ", s, req.Sources)
-	}
-	return b.String()
-}
-
-func pick(cond bool, yes, no string) string {
-	if cond {
-		return yes
-	}
-	return no
-}
-
-func writeCited(b *strings.Builder, prefix string, s sentence, sources []Source) {
-	b.WriteString(prefix)
-	b.WriteString(s.text)
-	if c := citation(sources[s.source]); c != "" {
-		b.WriteString(" ")
-		b.WriteString(c)
-	}
-	b.WriteString("\n")
-}
-
-// citation links a lesson section by its anchor; help chunks have no page
-// anchor in the lesson, so they name the article and section instead.
-func citation(src Source) string {
-	heading := cmp.Or(src.Heading, src.Title)
-	if heading == "" {
-		return ""
-	}
-	if src.Kind != "help" && src.Anchor != "" {
-		return "[§ " + heading + "](#" + src.Anchor + ")"
-	}
-	if src.Kind == "help" && src.Title != "" && src.Heading != "" && src.Title != src.Heading {
-		return "[" + src.Title + " § " + src.Heading + "]"
-	}
-	return "[§ " + heading + "]"
-}
-
 // sentence is one candidate sentence of a source.
 type sentence struct {
 	text   string
 	source int // index in req.Sources
 	pos    int // position within the source
 	score  float64
+	item   bool // a list item
 }
 
 // pickSentences chooses 3–6 sentences by term overlap with the question,
@@ -213,7 +105,7 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 	var all []sentence
 	for i, src := range req.Sources {
 		for j, t := range splitSentences(src.Text) {
-			all = append(all, sentence{text: t, source: i, pos: j})
+			all = append(all, sentence{text: t.text, source: i, pos: j, item: t.item})
 		}
 	}
 	if len(all) == 0 {
@@ -277,9 +169,20 @@ func scoreSentences(all []sentence, req Request, qset map[string]bool) {
 		}
 	}
 	n := float64(len(all))
+	defining := asksDefinition(req.Question)
+	langOf := make([]string, len(req.Sources))
+	for i, src := range req.Sources {
+		langOf[i] = DetectLanguage(src.Title + " " + src.Heading)
+	}
 	for i := range all {
 		for t := range termsOf[i] {
 			all[i].score += math.Log(1 + n/float64(df[t]))
+		}
+		if all[i].score > 0 && defining && definesTerm(all[i].text, qset) {
+			all[i].score += 2 // "what is X" is answered by "X is …"
+		}
+		if all[i].score > 0 && req.Lang != "" && langOf[all[i].source] != req.Lang {
+			all[i].score *= 0.3 // the other language's material only when it is all there is
 		}
 		if all[i].score > 0 {
 			// Break ties toward the sources retrieval ranked first and toward
@@ -319,27 +222,35 @@ func (p *picker) fill(all []sentence, match func(sentence) bool) {
 	}
 }
 
+// line is one sentence of a chunk and whether it is a list item.
+type line struct {
+	text string
+	item bool
+}
+
 // splitSentences turns a chunk's Markdown into plain sentences: code blocks,
-// headings and table rows are skipped, list markers are dropped.
-func splitSentences(text string) []string {
-	var out []string
+// headings and table rows are skipped, list markers are dropped (the
+// sentence remembers it was an item, so a quote can keep a list whole).
+func splitSentences(text string) []line {
+	var out []line
 	inCode := false
-	for line := range strings.SplitSeq(text, "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+	for l := range strings.SplitSeq(text, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") {
 			inCode = !inCode
 			continue
 		}
-		if inCode || line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "|") {
+		if inCode || l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "|") {
 			continue
 		}
-		line = trimListMarker(line)
-		if i := strings.Index(line, ". "); i > 0 && i <= 3 && isDigits(line[:i]) {
-			line = line[i+2:] // numbered list item
+		bare := trimListMarker(l)
+		if i := strings.Index(bare, ". "); i > 0 && i <= 3 && isDigits(bare[:i]) {
+			bare = bare[i+2:] // numbered list item
 		}
-		for _, s := range cutSentences(line) {
-			if len(strings.Fields(s)) >= 3 {
-				out = append(out, balanceMarkup(s))
+		item := bare != l && !strings.HasPrefix(l, ">")
+		for _, s := range cutSentences(bare) {
+			if len(strings.Fields(s)) >= 3 || item {
+				out = append(out, line{text: balanceMarkup(s), item: item})
 			}
 		}
 	}
@@ -410,7 +321,8 @@ func offlineTerms(s string) []string {
 	return out
 }
 
-// stem drops a plural s and then a final e, on both sides of a match, so
+// stem drops a plural s, then a final e, then a Spanish verb ending, on
+// both sides of a match, so
 // "goroutines", "goroutine", "funciones" and "función" meet their singular.
 func stem(w string) string {
 	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
@@ -418,6 +330,24 @@ func stem(w string) string {
 	}
 	if len(w) > 4 && strings.HasSuffix(w, "e") {
 		w = w[:len(w)-1]
+	}
+	return spanishVerb(w)
+}
+
+// spanishVerb folds the common forms of a Spanish verb together ("borro",
+// "borrar", "guardarla" → "borr", "guard"): questions conjugate what the
+// lessons name in the infinitive.
+func spanishVerb(w string) string {
+	if len(w) > 6 && (strings.HasSuffix(w, "rlo") || strings.HasSuffix(w, "rla")) {
+		w = w[:len(w)-2]
+	}
+	for _, suf := range []string{"ar", "er", "ir"} {
+		if len(w) > 5 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-2]
+		}
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "o") {
+		return w[:len(w)-1]
 	}
 	return w
 }
@@ -438,8 +368,36 @@ var offlineStopwords = func() map[string]bool {
 		este esto estos estas ese esa eso esos esas que qué cual cuál quien quién cuando cuándo donde dónde
 		por porque cómo como se su sus lo le les me mi mis tu tus te nos yo nosotros ellos ellas hay muy mas más
 		no sí ya tambien también sobre entre sin hasta desde puedo puede pueden hace hacer explica explicame dime
-		significa usar uso`) {
+		significa usar uso hacen sirve sirven funciona funcionan`) {
 		m[foldAccents(w)] = true
 	}
 	return m
 }()
+
+// asksDefinition reports whether the question asks what something is.
+func asksDefinition(q string) bool {
+	q = foldAccents(strings.ToLower(strings.TrimLeft(strings.TrimSpace(q), "¿¡")))
+	for _, p := range []string{"what is ", "what's ", "what are ", "que es ", "que son ", "define "} {
+		if strings.HasPrefix(q, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// definesTerm reports whether a sentence opens with one of the terms and
+// then says what it is ("A VLAN is …", "Una gorrutina es …").
+func definesTerm(text string, qset map[string]bool) bool {
+	words := strings.Fields(foldAccents(strings.ToLower(text)))
+	for i, w := range words[:min(len(words), 6)] {
+		if w == "is" || w == "are" || w == "es" || w == "son" {
+			for _, t := range offlineTerms(strings.Join(words[:i], " ")) {
+				if qset[t] {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
+}

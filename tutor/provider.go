@@ -58,6 +58,10 @@ type Request struct {
 type Usage struct {
 	TokensIn  int
 	TokensOut int
+	// Uncounted marks an answer that does not count against the student's
+	// quota: the offline tutor saying the material does not cover the
+	// question, or introducing itself.
+	Uncounted bool
 }
 
 // Provider streams an answer. It calls onToken with each piece of text the

@@ -81,3 +81,14 @@ func TestRoute(ctx context.Context, p Provider, r models.AIRoute) (answer string
 // Now is the service's clock in UTC, the one quota periods follow; the
 // fronts use it for the usage bar so both agree at a month's edge.
 func (s *Service) Now() time.Time { return s.now() }
+
+// AnswersOffline reports whether students' questions go to the built-in
+// offline tutor, which admins are told (students never are) so they can
+// connect a language model.
+func (s *Service) AnswersOffline(ctx context.Context) (bool, error) {
+	r, err := s.route(ctx, models.UseTutorChat)
+	if err != nil {
+		return false, err
+	}
+	return r.Provider == ProviderOffline, nil
+}

@@ -133,7 +133,8 @@ func TestMCPToolsOverHTTP(t *testing.T) {
 	if receipt.TurnsSent != 3 || mode != models.ModeTutor {
 		t.Fatalf("turns sent %d mode %s, want the 3 well-formed turns in a tutor conversation (%s)", receipt.TurnsSent, mode, meta)
 	}
-	if _, ok := callAsk(t, cs, map[string]any{"question": "Good history", "lang": "en",
+	// A question the lessons cover: one they do not is not counted.
+	if _, ok := callAsk(t, cs, map[string]any{"question": "What is a native VLAN? Good history", "lang": "en",
 		"history": []any{map[string]any{"role": "user", "content": "Hi"}, map[string]any{"role": "assistant", "content": "Hello"}}}); !ok {
 		t.Fatal("ask with a good history failed")
 	}

@@ -56,7 +56,11 @@ func (a *App) adminOverview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AdminOverviewPage(o), nil)
+	offline, err := a.Tutor.AnswersOffline(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AdminOverviewPage(o, offline), nil)
 }
 
 // adminRatings shows where the lessons and the model draw 👎.

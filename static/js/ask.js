@@ -170,5 +170,7 @@
     placeholder();
   }
   new MutationObserver(sync).observe(document.documentElement, { childList: true, subtree: true });
-  document.addEventListener("DOMContentLoaded", sync);
+  // A deferred script runs once the page is parsed: settle the input now,
+  // before app.js scrolls the list to its newest message on DOMContentLoaded.
+  sync();
 })();
