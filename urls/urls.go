@@ -164,3 +164,14 @@ func AdminRoute(use string) string { return "/admin/routes/" + url.PathEscape(us
 
 // AdminRouteTest tests use case use's route.
 func AdminRouteTest(use string) string { return AdminRoute(use) + "/test" }
+
+// SettingsRevoked is the settings page saying a token was revoked.
+func SettingsRevoked() string { return "/settings?revoked=1" }
+
+// PasswordForgot is the forgotten-password form; sent says a link went out.
+func PasswordForgot(sent bool) string {
+	if sent {
+		return "/password/forgot?sent=1"
+	}
+	return "/password/forgot"
+}

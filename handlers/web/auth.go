@@ -155,5 +155,5 @@ func (a *App) logout(c echo.Context) error {
 	if err := sess.Save(c.Request(), c.Response()); err != nil {
 		return err
 	}
-	return redirect(c, "/login")
+	return redirect(c, urls.Login(""))
 }

@@ -22,7 +22,7 @@ func (a *App) forgotForm(c echo.Context) error {
 // same either way; requests are throttled per address and per email.
 func (a *App) forgot(c echo.Context) error {
 	if !a.Post.Enabled() {
-		return redirect(c, "/password/forgot")
+		return redirect(c, urls.PasswordForgot(false))
 	}
 	ctx := c.Request().Context()
 	v := views.ForgotView{Mail: true, Email: strings.TrimSpace(c.FormValue("email"))}
@@ -53,7 +53,7 @@ func (a *App) forgot(c echo.Context) error {
 			return err
 		}
 	}
-	return redirect(c, "/password/forgot?sent=1")
+	return redirect(c, urls.PasswordForgot(true))
 }
 
 // resetForm shows the new-password form for a working link, a 404 otherwise.

@@ -8,6 +8,7 @@ import (
 
 	"aula/handlers"
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -56,7 +57,7 @@ func (a *App) createToken(c echo.Context) error {
 	if err := a.sealOnce(c, newAPIToken, u.ID, tok.Name, raw); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/settings#new-token")
+	return c.Redirect(http.StatusSeeOther, urls.Settings("new-token"))
 }
 
 // revokeToken ends one of the user's tokens; someone else's id is a 404.
@@ -64,5 +65,5 @@ func (a *App) revokeToken(c echo.Context) error {
 	if err := a.Tokens.Revoke(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("id")); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/settings?revoked=1")
+	return c.Redirect(http.StatusSeeOther, urls.SettingsRevoked())
 }
