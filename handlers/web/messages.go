@@ -22,10 +22,6 @@ import (
 	"aula/views"
 )
 
-// noJSWait bounds how long a plain form post waits for its answer before
-// redirecting to a page that refreshes until the answer is complete.
-const noJSWait = 90 * time.Second
-
 // ask records a question in the user's thread and starts its answer, which the page then streams.
 func (a *App) ask(c echo.Context) error {
 	conv, err := a.Conversations.Get(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("cid"))
@@ -170,10 +166,11 @@ func hasFile(c echo.Context) bool {
 	return err == nil && fh.Size > 0
 }
 
-// waitAndRedirect is the no-JavaScript answer: wait for the tutor (bounded),
-// then 303 to the answer; a page with an unfinished answer refreshes itself.
+// waitAndRedirect is the no-JavaScript answer: wait a moment for the tutor
+// (a.NoJSWait), then 303 to the answer; a page with an unfinished answer
+// refreshes itself until it is done.
 func (a *App) waitAndRedirect(c echo.Context, mid, to string) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), noJSWait)
+	ctx, cancel := context.WithTimeout(c.Request().Context(), a.NoJSWait)
 	defer cancel()
 	_, _ = a.Streams.Wait(ctx, handlers.UserFrom(c).ID, mid)
 	return c.Redirect(http.StatusSeeOther, to)

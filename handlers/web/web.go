@@ -39,6 +39,11 @@ type App struct {
 	AssetVersion  string
 	// SlowAfter is how long a stream waits for a token before the `slow` notice.
 	SlowAfter time.Duration
+	// NoJSWait is how long a plain form post of a question waits for its
+	// answer before redirecting to the page that refreshes until it is done:
+	// a fast answer fits in, a slow one shows its progress instead of a
+	// browser spinning for up to the answer timeout.
+	NoJSWait time.Duration
 
 	// Stats, Audit and Suggestions serve the dashboards and the admin pages.
 	Stats       *models.Stats
@@ -93,6 +98,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Log:           log,
 		AssetVersion:  static.Version(static.FS),
 		SlowAfter:     8 * time.Second,
+		NoJSWait:      2 * time.Second,
 		Metrics:       m,
 		Tokens:        models.NewTokens(db),
 		Devices:       models.NewSessions(db),
