@@ -19,6 +19,7 @@ type MessageView struct {
 	Receipt          *ReceiptView
 	Provider, Model  string
 	Welcome          bool
+	WelcomeHint      string // the welcome\'s closing suggestion, left out at the limit
 	// InPanel marks a bubble in the lesson panel: its citations link to
 	// sections of the page it is on.
 	InPanel bool

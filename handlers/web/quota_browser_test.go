@@ -22,7 +22,7 @@ func browserSignIn(b *browser.Browser, s *apptest.Server, email, password string
 }
 
 // A FREE student uses the month's three questions in the chat screen, the
-// answers streaming, and the input gives way to "See plans ↗"; a
+// answers streaming, and the input gives way to "See plans"; a
 // SUPER_ADMIN upgrades them on /admin/users; the student asks again.
 func TestBrowserQuotaJourney(t *testing.T) {
 	s := apptest.New(t, fastTutor)
@@ -40,7 +40,7 @@ func TestBrowserQuotaJourney(t *testing.T) {
 		waitFor(b, "the usage bar to count the question", `document.getElementById('usage').dataset.used === '`+string(rune('1'+i))+`'`)
 	}
 	b.WaitVisible("#see-plans")
-	if got := b.Text("#see-plans"); got != "See plans ↗" {
+	if got := b.Text("#see-plans"); got != "See plans" {
 		b.Fatalf("call to action %q", got)
 	}
 	if b.Has("textarea#q") {

@@ -131,7 +131,7 @@ func TestQuotaLimitScreensAndServerRefusal(t *testing.T) {
 		if p.Doc.Find(`#see-plans[href="/upgrade"]`).Length() != 1 || p.Doc.Find("textarea#q").Length() != 0 {
 			t.Errorf("%s at the limit: no See plans call to action in place of the input", path)
 		}
-		if got := p.Text("#see-plans"); got != "See plans ↗" {
+		if got := p.Text("#see-plans"); got != "See plans" {
 			t.Errorf("%s: call to action %q", path, got)
 		}
 		if !strings.Contains(p.Text("#usage"), "3 of 3 questions this month") {
@@ -140,7 +140,7 @@ func TestQuotaLimitScreensAndServerRefusal(t *testing.T) {
 	}
 	// Past the UI: the server refuses, with the same call to action.
 	status, body, err := htmxAsk(c, c.Get("/learn").CSRF(), cid, "one more?")
-	if err != nil || status != http.StatusTooManyRequests || !strings.Contains(body, "See plans ↗") {
+	if err != nil || status != http.StatusTooManyRequests || !strings.Contains(body, "See plans") {
 		t.Errorf("HTMX post at the limit: %d %.200s %v", status, body, err)
 	}
 	p := c.Post("/chat/"+cid+"/messages", url.Values{"_csrf": {c.Get("/learn").CSRF()}, "content": {"and another?"}})
@@ -203,7 +203,8 @@ func TestUsageBarColourThresholds(t *testing.T) {
 		{0, 100, "green"}, {79, 100, "green"}, {80, 100, "amber"}, {94, 100, "amber"}, {95, 100, "red"}, {100, 100, "red"},
 		// STARTER's 40: 31 is 77.5 %, 32 is 80 %, 37 is 92.5 %, 38 is 95 %.
 		{31, 40, "green"}, {32, 40, "amber"}, {37, 40, "amber"}, {38, 40, "red"},
-		{2, 3, "green"}, {3, 3, "red"},
+		// A FREE plan warns with its last question left, before the limit.
+		{1, 3, "green"}, {2, 3, "amber"}, {3, 3, "red"},
 	} {
 		if got := views.UsageLevel(tt.used, tt.limit); got != tt.want {
 			t.Errorf("UsageLevel(%d, %d) = %s, want %s", tt.used, tt.limit, got, tt.want)
