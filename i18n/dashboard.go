@@ -22,7 +22,12 @@ var _ = add(map[string][2]string{
 	"upgrade.limit":     {"Questions a month", "Preguntas al mes"},
 	"upgrade.current":   {"Your plan", "Tu plan"},
 	"upgrade.per_month": {"%d questions a month", "%d preguntas al mes"},
-	"upgrade.how":       {"There is no online payment: an administrator of your organisation changes your plan. Ask them to upgrade you.", "No hay pago en línea: un administrador de tu organización cambia tu plan. Pídele que te lo mejore."},
+	"upgrade.how":       {"There is no online payment: an administrator approves the request and changes your plan.", "No hay pago en línea: un administrador aprueba la solicitud y cambia tu plan."},
+	"upgrade.choose":    {"Plan you would like", "Plan que quieres"},
+	"upgrade.request":   {"Request an upgrade", "Solicitar un cambio de plan"},
+	"upgrade.requested": {"Your request for the %s plan was sent to the administrators.", "Tu solicitud del plan %s se envió a los administradores."},
+	"upgrade.pending":   {"You asked for the %s plan on %s; an administrator will decide soon.", "Pediste el plan %s el %s; un administrador lo decidirá pronto."},
+	"upgrade.err_plan":  {"That plan cannot be requested: choose one of the plans listed other than yours.", "Ese plan no se puede solicitar: elige uno de los planes de la lista distinto del tuyo."},
 
 	"plan.FREE":            {"Free", "Gratuito"},
 	"plan.STARTER":         {"Starter", "Inicial"},

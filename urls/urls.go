@@ -175,3 +175,18 @@ func PasswordForgot(sent bool) string {
 	}
 	return "/password/forgot"
 }
+
+// UpgradeRequest is where a student asks for another plan.
+func UpgradeRequest() string { return "/upgrade/request" }
+
+// AdminUpgradeDecision approves (or declines) upgrade request id.
+func AdminUpgradeDecision(id int64, approve bool) string {
+	base := "/admin/upgrades/" + strconv.FormatInt(id, 10)
+	if approve {
+		return base + "/approve"
+	}
+	return base + "/decline"
+}
+
+// Upgrade is the plans page.
+func Upgrade() string { return "/upgrade" }

@@ -103,6 +103,9 @@ func (a *App) renderUsers(c echo.Context, status int, v views.AdminUsersView) er
 	if v.Changes, err = a.Audit.Recent(ctx, adminListLimit); err != nil {
 		return err
 	}
+	if v.Requests, err = a.Upgrades.Pending(ctx, adminListLimit); err != nil {
+		return err
+	}
 	return a.render(c, status, views.AdminUsersPage(v), nil)
 }
 

@@ -59,13 +59,3 @@ func historyURL(cursor *models.ConversationCursor) string {
 	}
 	return urls.DashboardHistory(models.EncodeCursor(*cursor))
 }
-
-// upgrade lists the plans; changing one is an admin's job.
-func (a *App) upgrade(c echo.Context) error {
-	u := handlers.UserFrom(c)
-	usage, err := a.Quotas.Usage(c.Request().Context(), u.ID, a.Tutor.Now())
-	if err != nil {
-		return err
-	}
-	return a.render(c, http.StatusOK, views.UpgradePage(u.Plan, usage), nil)
-}

@@ -46,8 +46,10 @@ type App struct {
 	NoJSWait time.Duration
 
 	// Stats, Audit and Suggestions serve the dashboards and the admin pages.
-	Stats       *models.Stats
-	Audit       *models.Audit
+	Stats *models.Stats
+	Audit *models.Audit
+	// Upgrades holds students' requests for another plan.
+	Upgrades    *models.Upgrades
 	Suggestions *models.Suggestions
 
 	// Metrics counts the open answer streams.
@@ -92,6 +94,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		AIRoutes:      models.NewAIRoutes(db),
 		Stats:         models.NewStats(db),
 		Audit:         models.NewAudit(db),
+		Upgrades:      models.NewUpgrades(db),
 		Suggestions:   models.NewSuggestions(db),
 		Tutor:         svc,
 		Streams:       svc.Streams(),
@@ -145,6 +148,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.GET("/dashboard", a.dashboard)
 	auth.GET("/dashboard/history", a.dashboardHistory)
 	auth.GET("/upgrade", a.upgrade)
+	auth.POST("/upgrade/request", a.requestUpgrade)
 	auth.GET("/settings", a.settingsPage)
 	auth.POST("/settings/tokens", a.createToken)
 	auth.POST("/settings/tokens/:id/revoke", a.revokeToken)
@@ -168,6 +172,7 @@ func (a *App) Routes(e *echo.Echo) {
 	adm.GET("/users", a.adminUsers, a.requireSuperAdmin)
 	adm.POST("/users/:id/plan", a.adminSetPlan, a.requireSuperAdmin)
 	adm.POST("/users/:id/reset", a.adminResetPassword, a.requireSuperAdmin)
+	adm.POST("/upgrades/:id/:decision", a.adminDecideUpgrade, a.requireSuperAdmin)
 	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
 	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
 	adm.POST("/routes/:use/test", a.adminTestRoute, a.requireSuperAdmin)
