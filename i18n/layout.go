@@ -18,3 +18,12 @@ var _ = add(map[string][2]string{
 	"nav.switch_to_tip": {"Cambiar a español", "Switch to English"},
 	"footer.text":       {"aula — a learning platform with an AI tutor.", "aula — una plataforma de aprendizaje con tutor IA."},
 })
+
+// Relative dates in lists of conversations.
+var _ = add(map[string][2]string{
+	"date.just_now":    {"just now", "ahora mismo"},
+	"date.minutes_ago": {"%d min ago", "hace %d min"},
+	"date.hours_ago":   {"%d h ago", "hace %d h"},
+	"date.yesterday":   {"yesterday", "ayer"},
+	"date.days_ago":    {"%d days ago", "hace %d días"},
+})

@@ -5,6 +5,7 @@ package views
 
 import (
 	"context"
+	"time"
 
 	"aula/models"
 )
@@ -18,6 +19,7 @@ type Frame struct {
 	Path         string       // the request's path and query, for `next`
 	AssetVersion string       // content hash of the static files, for cache busting
 	RequestID    string
+	Now          time.Time // the request's time, for relative dates ("2 h ago")
 }
 
 type frameKey struct{}

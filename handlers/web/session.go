@@ -58,7 +58,7 @@ func (a *App) prepare(c echo.Context) error {
 	}
 	c.Set(ctxSession, sess)
 	f := &views.Frame{Path: r.URL.RequestURI(), AssetVersion: a.AssetVersion,
-		RequestID: c.Response().Header().Get(echo.HeaderXRequestID)}
+		RequestID: c.Response().Header().Get(echo.HeaderXRequestID), Now: a.Tutor.Now()}
 	if uid, ok := sess.Values[sessionUserKey].(string); ok && uid != "" {
 		u, err := a.Users.Get(r.Context(), uid)
 		switch {
