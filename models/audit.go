@@ -32,6 +32,12 @@ func NewAudit(db *gorm.DB) *Audit { return &Audit{db: db} }
 // user already has changes nothing and records nothing (nil, nil).
 // Demoting the last SUPER_ADMIN is ErrLastSuperAdmin.
 func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, now time.Time) (*PlanChange, error) {
+	return changePlan(ctx, s.db, adminID, userID, plan, now)
+}
+
+// changePlan is ChangePlan for every store that changes a plan (an
+// approved upgrade request too), joining the caller's transaction.
+func changePlan(ctx context.Context, db *gorm.DB, adminID, userID, plan string, now time.Time) (*PlanChange, error) {
 	if !ValidPlan(plan) {
 		return nil, ErrUnknownPlan
 	}
@@ -43,8 +49,8 @@ func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, no
 		by = &adminID
 	}
 	var ch *PlanChange
-	err := WithTx(ctx, s.db, func(ctx context.Context) error {
-		tx := conn(ctx, s.db)
+	err := WithTx(ctx, db, func(ctx context.Context) error {
+		tx := conn(ctx, db)
 		admins, err := lockSuperAdmins(tx)
 		if err != nil {
 			return err

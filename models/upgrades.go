@@ -28,13 +28,10 @@ type UpgradeRequest struct {
 }
 
 // Upgrades stores students' requests for another plan.
-type Upgrades struct {
-	db    *gorm.DB
-	audit *Audit
-}
+type Upgrades struct{ db *gorm.DB }
 
 // NewUpgrades returns the upgrade request store.
-func NewUpgrades(db *gorm.DB) *Upgrades { return &Upgrades{db: db, audit: NewAudit(db)} }
+func NewUpgrades(db *gorm.DB) *Upgrades { return &Upgrades{db: db} }
 
 // Request records that userID asks for plan (replacing a pending request).
 func (s *Upgrades) Request(ctx context.Context, userID, current, plan string, now time.Time) error {
@@ -93,7 +90,7 @@ func (s *Upgrades) Decide(ctx context.Context, adminID string, id int64, approve
 		status := "declined"
 		if approve {
 			status = "approved"
-			if _, err := s.audit.ChangePlan(ctx, adminID, req.UserID, req.Plan, now); err != nil {
+			if _, err := changePlan(ctx, s.db, adminID, req.UserID, req.Plan, now); err != nil {
 				return err
 			}
 		}
