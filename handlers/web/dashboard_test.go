@@ -173,7 +173,7 @@ func TestUpgradePageListsPlans(t *testing.T) {
 	s.User(t, "ana@example.com", "pass-phrase-1", models.PlanFree)
 	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
 	p := c.Get("/upgrade")
-	if p.Status != 200 || p.Doc.Find("#plans tbody tr").Length() != len(models.Plans) {
+	if p.Status != 200 || p.Doc.Find("#plans tbody tr").Length() != len(models.StudentPlans) {
 		t.Fatalf("status %d, %d plans", p.Status, p.Doc.Find("#plans tbody tr").Length())
 	}
 	for plan, want := range map[string]string{"FREE": "3 questions a month", "STARTER": "40 questions a month", "PRO": "Unlimited questions"} {
