@@ -86,6 +86,13 @@ var _ = add(map[string][2]string{
 	"chat.earlier_role.user":      {"Student:", "Estudiante:"},
 	"chat.earlier_role.assistant": {"Assistant:", "Asistente:"},
 
+	"chat.versions":     {"Versions of this answer", "Versiones de esta respuesta"},
+	"chat.version_prev": {"Previous version", "Versión anterior"},
+	"chat.version_next": {"Next version", "Versión siguiente"},
+	"chat.regenerate":   {"Regenerate (counts as a question)", "Regenerar (cuenta como pregunta)"},
+	"chat.bad_version":  {"That version does not exist.", "Esa versión no existe."},
+	"chat.version_busy": {"This answer is still being written.", "Esta respuesta aún se está escribiendo."},
+
 	"receipt.title":    {"What the tutor used", "Qué usó el tutor"},
 	"receipt.sections": {"Lesson sections", "Secciones de la lección"},
 	"receipt.help":     {"Help articles", "Artículos de ayuda"},

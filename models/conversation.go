@@ -203,7 +203,8 @@ func (s *Conversations) Delete(ctx context.Context, userID, id string) error {
 }
 
 // removeContent deletes what the student wrote or was answered in a
-// deleted thread: its files, its earlier context, and the text, receipts
+// deleted thread: its files, its earlier context, its answers' earlier
+// versions, and the text, receipts
 // and comments of its messages. The bare rows stay (role, status,
 // timings, provider, rating) for the admin figures and the plan, which
 // keeps the questions counted; an answer still being written is ended
@@ -212,6 +213,10 @@ func removeContent(tx *gorm.DB, userID, id string) error {
 	if err := tx.Exec(`DELETE FROM attachments a USING messages m
 		WHERE a.message_id = m.id AND m.conversation_id = ? AND m.user_id = ?`, id, userID).Error; err != nil {
 		return fmt.Errorf("delete attachments: %w", err)
+	}
+	if err := tx.Exec(`DELETE FROM message_versions v USING messages m
+		WHERE v.message_id = m.id AND m.conversation_id = ? AND m.user_id = ?`, id, userID).Error; err != nil {
+		return fmt.Errorf("delete answer versions: %w", err)
 	}
 	if err := tx.Exec(`DELETE FROM context_turns WHERE conversation_id = ? AND user_id = ?`, id, userID).Error; err != nil {
 		return fmt.Errorf("delete earlier context: %w", err)

@@ -95,6 +95,7 @@ type Message struct {
 	QuotaPeriod    *time.Time
 	CreatedAt      time.Time
 	CompletedAt    *time.Time
+	Version        int // the version on display of a regenerated answer (1 first)
 }
 
 // Messages is the store of conversation turns; every query is scoped by user.
@@ -251,6 +252,9 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 		}
 		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
 			return fmt.Errorf("touch conversation: %w", err)
+		}
+		if err := keepVersion(ctx, s.db, &a); err != nil {
+			return err
 		}
 		// An answer that failed was refunded; a complete or cancelled one
 		// still holds its question. Either way this generation counts one,

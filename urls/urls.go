@@ -90,6 +90,9 @@ func MessageCancel(mid string) string { return message(mid) + "/cancel" }
 // MessageRetry asks a failed answer again.
 func MessageRetry(mid string) string { return message(mid) + "/retry" }
 
+// MessageVersion puts an earlier version of a regenerated answer on display.
+func MessageVersion(mid string) string { return message(mid) + "/version" }
+
 // Attachment downloads a question's attached file.
 func Attachment(id string) string { return "/attachments/" + id }
 

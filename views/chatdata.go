@@ -23,6 +23,9 @@ type MessageView struct {
 	// InPanel marks a bubble in the lesson panel: its citations link to
 	// sections of the page it is on.
 	InPanel bool
+	// Version is the answer's version on display, of Versions (1 of 1
+	// until it is regenerated).
+	Version, Versions int
 }
 
 // AttachmentView is a file shown in a question's bubble.

@@ -71,6 +71,8 @@ func (a *App) Routes(e *echo.Echo) {
 	api.POST("/conversations", a.apiCreateConversation)
 	api.GET("/conversations/:id", a.apiGetConversation)
 	api.DELETE("/conversations/:id", a.apiDeleteConversation)
+	api.POST("/messages/:answerId/regenerate", a.apiRegenerate)
+	api.POST("/messages/:answerId/versions/:n", a.apiShowVersion)
 	// Anything else under /api is the API's 404, not a page of the site.
 	e.Any("/api/*", func(echo.Context) error { return handlers.ErrAPINotFound })
 }

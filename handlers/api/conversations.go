@@ -56,6 +56,8 @@ type messageJSON struct {
 	CreatedAt     time.Time    `json:"createdAt"`
 	CompletedAt   *time.Time   `json:"completedAt"`
 	Receipt       *receiptJSON `json:"receipt,omitempty"`
+	Version       int          `json:"version,omitempty"`  // an answer's version on display
+	Versions      int          `json:"versions,omitempty"` // how many versions it has (regenerations + 1)
 }
 
 // receiptJSON is what the tutor saw for an answer.
@@ -188,9 +190,21 @@ func (a *App) apiGetConversation(c echo.Context) error {
 	for _, t := range earlier {
 		out.EarlierContext = append(out.EarlierContext, contextTurnJSON(t))
 	}
+	ids := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		ids = append(ids, m.ID)
+	}
+	versions, err := a.Messages.VersionCounts(ctx, uid, ids)
+	if err != nil {
+		return err
+	}
 	out.Messages = make([]messageJSON, 0, len(msgs))
 	for _, m := range msgs {
-		out.Messages = append(out.Messages, toMessageJSON(m))
+		mj := toMessageJSON(m)
+		if m.Role == models.RoleAssistant {
+			mj.Version, mj.Versions = max(m.Version, 1), versions[m.ID]
+		}
+		out.Messages = append(out.Messages, mj)
 	}
 	return c.JSON(http.StatusOK, out)
 }

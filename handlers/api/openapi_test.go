@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"mime"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,9 @@ type openAPIOp struct {
 	}
 }
 
+// routeParam is a path parameter as echo writes it (:id); OpenAPI writes {id}.
+var routeParam = regexp.MustCompile(`:(\w+)`)
+
 // Every route the document lists answers, with a live token and with
 // none, with a status and content type the document gives; and every
 // API route the server has is in the document.
@@ -42,7 +46,7 @@ func TestOpenAPIDocumentMatchesRoutes(t *testing.T) {
 	u := s.User(t, "doc@example.com", "doc-pass-1", models.PlanPro)
 	tok := apptest.APIToken(t, s, u.ID)
 	answer := apptest.APIJSON(t, s, tok, "POST", "/tutor/chat", map[string]any{"message": "What is a VLAN?"}, 200)
-	ids := map[string]string{"{id}": answer["conversationId"].(string), "{answerId}": answer["messageId"].(string)}
+	ids := map[string]string{"{id}": answer["conversationId"].(string), "{answerId}": answer["messageId"].(string), "{n}": "1"}
 
 	resp, b := apptest.APICall(t, s, "", "GET", "/openapi.json", nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
@@ -126,7 +130,7 @@ func TestOpenAPIDocumentMatchesRoutes(t *testing.T) {
 	}
 	for _, r := range s.Handler.Routes() {
 		if strings.HasPrefix(r.Path, "/api/v1/") && !strings.HasSuffix(r.Path, "*") {
-			key := r.Method + " " + strings.ReplaceAll(r.Path, ":id", "{id}")
+			key := r.Method + " " + routeParam.ReplaceAllString(r.Path, "{$1}")
 			if !documented[key] {
 				t.Errorf("route %s is not in the OpenAPI document", key)
 			}

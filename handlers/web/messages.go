@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -264,6 +265,24 @@ func (a *App) retry(c echo.Context) error {
 	inPanel := strings.HasPrefix(refererPath(c), urls.Learn()+"/")
 	return a.fragment(c, http.StatusOK, views.Message(views.MessageView{ID: m.ID, Role: models.RoleAssistant,
 		Status: models.StatusStreaming, InPanel: inPanel}))
+}
+
+// showVersion puts another version of a regenerated answer on display:
+// the one later questions remember.
+func (a *App) showVersion(c echo.Context) error {
+	ctx := c.Request().Context()
+	n, err := strconv.Atoi(c.FormValue("version"))
+	if err != nil || n < 1 {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, i18n.T(ctx, "chat.bad_version"))
+	}
+	m, err := a.Messages.ShowVersion(ctx, handlers.UserFrom(c).ID, c.Param("mid"), n)
+	if errors.Is(err, models.ErrNotRetryable) {
+		return echo.NewHTTPError(http.StatusConflict, i18n.T(ctx, "chat.version_busy"))
+	}
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, m.ID))
 }
 
 func refererPath(c echo.Context) string {

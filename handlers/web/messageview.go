@@ -33,6 +33,10 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	if err != nil {
 		return nil, err
 	}
+	versions, err := a.Messages.VersionCounts(ctx, userID, ids)
+	if err != nil {
+		return nil, err
+	}
 	hashes, paths, err := a.Content.CitationTargets(ctx, keys(lessonIDs))
 	if err != nil {
 		return nil, err
@@ -40,7 +44,8 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	out := make([]views.MessageView, 0, len(msgs))
 	for _, m := range msgs {
 		v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content,
-			ErrorCode: m.ErrorCode, RatingComment: m.RatingComment, Provider: m.Provider, Model: m.Model, InPanel: inPanel}
+			ErrorCode: m.ErrorCode, RatingComment: m.RatingComment, Provider: m.Provider, Model: m.Model, InPanel: inPanel,
+			Version: max(m.Version, 1), Versions: versions[m.ID]}
 		if m.Rating != nil {
 			v.Rating = *m.Rating
 		}

@@ -144,6 +144,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/messages/:mid/rate", a.rate)
 	auth.POST("/messages/:mid/cancel", a.cancel)
 	auth.POST("/messages/:mid/retry", a.retry)
+	auth.POST("/messages/:mid/version", a.showVersion)
 	auth.GET("/attachments/:id", a.downloadAttachment)
 	auth.GET("/dashboard", a.dashboard)
 	auth.GET("/dashboard/history", a.dashboardHistory)

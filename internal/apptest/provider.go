@@ -63,3 +63,11 @@ func EmitAll(emit func(string) error, tokens ...string) error {
 	}
 	return nil
 }
+
+// Numbered is a provider answering "Version N." to its Nth request, so a
+// test can tell regenerated versions apart.
+func Numbered() *Scripted {
+	return &Scripted{Answer: func(_ context.Context, n int, _ tutor.Request, emit func(string) error) error {
+		return emit(fmt.Sprintf("Version %d.", n+1))
+	}}
+}

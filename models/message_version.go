@@ -1,0 +1,105 @@
+package models
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// keepVersion files the answer a regeneration is about to replace among
+// its versions, when it has text worth keeping, and numbers the coming
+// one after every version kept. It runs in the regeneration's transaction.
+func keepVersion(ctx context.Context, db *gorm.DB, a *Message) error {
+	if a.Content == "" || (a.Status != StatusComplete && a.Status != StatusCancelled) {
+		return nil
+	}
+	tx := conn(ctx, db)
+	if err := tx.Exec(`INSERT INTO message_versions (message_id, user_id, version, content, metadata, provider, model, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, coalesce(?, now()))`, a.ID, a.UserID, max(a.Version, 1), a.Content, a.Metadata,
+		a.Provider, a.Model, a.CompletedAt).Error; err != nil {
+		return fmt.Errorf("keep version: %w", err)
+	}
+	if err := tx.Raw(`UPDATE messages SET version = (SELECT max(version) + 1 FROM message_versions WHERE message_id = ?)
+		WHERE id = ? RETURNING version`, a.ID, a.ID).Row().Scan(&a.Version); err != nil {
+		return fmt.Errorf("number version: %w", err)
+	}
+	return nil
+}
+
+// VersionCounts returns how many versions each of the user's answers has
+// (1 when never regenerated), for the "1 / 2" switch.
+func (s *Messages) VersionCounts(ctx context.Context, userID string, ids []string) (map[string]int, error) {
+	out := make(map[string]int, len(ids))
+	if len(ids) == 0 || !validID(userID) {
+		return out, nil
+	}
+	var rows []struct {
+		MessageID string
+		N         int
+	}
+	if err := conn(ctx, s.db).Raw(`SELECT message_id, count(*) AS n FROM message_versions
+		WHERE user_id = ? AND message_id IN ? GROUP BY 1`, userID, ids).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("version counts: %w", err)
+	}
+	for _, id := range ids {
+		out[id] = 1
+	}
+	for _, r := range rows {
+		out[r.MessageID] = r.N + 1
+	}
+	return out, nil
+}
+
+// ShowVersion puts version n of the user's answer on display: it becomes
+// the row's text (what later prompts remember) and the one displayed
+// before is kept among the versions (unless it is a failed or empty
+// regeneration, which is dropped). ErrNotFound: no such answer or version;
+// ErrNotRetryable: the answer is still being written.
+func (s *Messages) ShowVersion(ctx context.Context, userID, msgID string, n int) (*Message, error) {
+	if !validID(msgID) || !validID(userID) {
+		return nil, ErrNotFound
+	}
+	var a Message
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
+		if err := tx.Raw(`SELECT * FROM messages m WHERE id = ? AND user_id = ? AND role = 'assistant'
+			AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)
+			FOR UPDATE`, msgID, userID).Scan(&a).Error; err != nil {
+			return fmt.Errorf("find answer: %w", err)
+		}
+		switch {
+		case a.ID == "":
+			return ErrNotFound
+		case a.Status == StatusStreaming:
+			return ErrNotRetryable
+		case a.Version == n:
+			return nil
+		}
+		var v struct {
+			Content, Provider, Model string
+			Metadata                 JSON
+		}
+		if err := tx.Raw(`DELETE FROM message_versions WHERE message_id = ? AND version = ?
+			RETURNING content, metadata, provider, model`, a.ID, n).Scan(&v).Error; err != nil {
+			return fmt.Errorf("take version: %w", err)
+		}
+		if v.Content == "" {
+			return ErrNotFound
+		}
+		if a.Content != "" && (a.Status == StatusComplete || a.Status == StatusCancelled) {
+			if err := tx.Exec(`INSERT INTO message_versions (message_id, user_id, version, content, metadata, provider, model)
+				VALUES (?, ?, ?, ?, ?, ?, ?)`, a.ID, userID, a.Version, a.Content, a.Metadata, a.Provider, a.Model).Error; err != nil {
+				return fmt.Errorf("keep version: %w", err)
+			}
+		}
+		a.Content, a.Metadata, a.Provider, a.Model, a.Status, a.ErrorCode, a.Version = v.Content, v.Metadata, v.Provider, v.Model, StatusComplete, "", n
+		return tx.Exec(`UPDATE messages SET content = ?, metadata = ?, provider = ?, model = ?, status = 'complete', error_code = '',
+			version = ?, rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL WHERE id = ?`,
+			a.Content, a.Metadata, a.Provider, a.Model, n, a.ID).Error
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
