@@ -147,8 +147,10 @@
     var send = e.target.closest && e.target.closest("#send");
     if (!send || send.dataset.mode !== "stop") return;
     e.preventDefault();
-    var stop = document.querySelector('#messages .msg[data-status="streaming"] button[data-stop]');
-    if (stop) stop.click();
+    // Through HTMX directly: a click on the answer's own Stop in the few
+    // milliseconds before HTMX wired it would post the page away.
+    var stop = document.querySelector('#messages .msg[data-status="streaming"] form.stop-form');
+    if (stop && window.htmx) htmx.ajax("POST", stop.getAttribute("hx-post"), { source: stop, swap: "none" });
   }, true);
   document.addEventListener("htmx:confirm", function (e) {
     if (!isAsk(e.detail.elt) || !streaming()) return;
