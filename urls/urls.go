@@ -193,3 +193,42 @@ func AdminUpgradeDecision(id int64, approve bool) string {
 
 // Upgrade is the plans page.
 func Upgrade() string { return "/upgrade" }
+
+// Signup is the sign-up page and form.
+func Signup() string { return "/signup" }
+
+// Logout signs the session out.
+func Logout() string { return "/logout" }
+
+// Locale switches the interface language.
+func Locale() string { return "/locale" }
+
+// SettingsProfile saves the display name and interface language.
+func SettingsProfile() string { return "/settings/profile" }
+
+// SettingsPassword changes the password.
+func SettingsPassword() string { return "/settings/password" }
+
+// SettingsSignOutOthers signs out every other session of the account.
+func SettingsSignOutOthers() string { return "/settings/sessions/signout-others" }
+
+// SettingsEmail sets whether non-essential email is sent.
+func SettingsEmail() string { return "/settings/email" }
+
+// SettingsExport downloads everything aula keeps about the account.
+func SettingsExport() string { return "/settings/export" }
+
+// SettingsDelete confirms and deletes the account.
+func SettingsDelete() string { return "/settings/delete" }
+
+// SettingsTokens creates a personal API token.
+func SettingsTokens() string { return "/settings/tokens" }
+
+// Admin is the admin overview.
+func Admin() string { return "/admin" }
+
+// AdminUsersSearch is the admin users page, where its search form submits.
+func AdminUsersSearch() string { return "/admin/users" }
+
+// OpenAPI is the JSON API's OpenAPI document.
+func OpenAPI() string { return "/api/v1/openapi.json" }
