@@ -45,7 +45,7 @@ func NewAIRoutes(db *gorm.DB) *AIRoutes { return &AIRoutes{db: db} }
 // Get returns the route of a use case, or ErrNotFound.
 func (s *AIRoutes) Get(ctx context.Context, useCase string) (*AIRoute, error) {
 	var r AIRoute
-	if err := s.db.WithContext(ctx).Where("use_case = ?", useCase).Take(&r).Error; err != nil {
+	if err := conn(ctx, s.db).Where("use_case = ?", useCase).Take(&r).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &r, nil
@@ -54,7 +54,7 @@ func (s *AIRoutes) Get(ctx context.Context, useCase string) (*AIRoute, error) {
 // List returns every route, by use case.
 func (s *AIRoutes) List(ctx context.Context) ([]AIRoute, error) {
 	var rs []AIRoute
-	if err := s.db.WithContext(ctx).Order("use_case").Find(&rs).Error; err != nil {
+	if err := conn(ctx, s.db).Order("use_case").Find(&rs).Error; err != nil {
 		return nil, fmt.Errorf("list routes: %w", err)
 	}
 	return rs, nil
@@ -78,7 +78,7 @@ func (s *AIRoutes) Save(ctx context.Context, r AIRoute) error {
 	if r.UpdatedBy != nil && !validID(*r.UpdatedBy) {
 		r.UpdatedBy = nil
 	}
-	err := s.db.WithContext(ctx).Exec(`INSERT INTO ai_routes (use_case, provider, model, temperature, max_tokens, updated_by, updated_at)
+	err := conn(ctx, s.db).Exec(`INSERT INTO ai_routes (use_case, provider, model, temperature, max_tokens, updated_by, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, now())
 		ON CONFLICT (use_case) DO UPDATE SET provider = excluded.provider, model = excluded.model,
 		    temperature = excluded.temperature, max_tokens = excluded.max_tokens,
@@ -94,7 +94,7 @@ func (s *AIRoutes) Save(ctx context.Context, r AIRoute) error {
 // and model; routes an admin chose are left alone.
 func (s *AIRoutes) SeedMissing(ctx context.Context, provider, model string) error {
 	for _, uc := range UseCases {
-		err := s.db.WithContext(ctx).Exec(`INSERT INTO ai_routes (use_case, provider, model) VALUES (?, ?, ?)
+		err := conn(ctx, s.db).Exec(`INSERT INTO ai_routes (use_case, provider, model) VALUES (?, ?, ?)
 			ON CONFLICT (use_case) DO NOTHING`, uc, provider, model).Error
 		if err != nil {
 			return fmt.Errorf("seed route %s: %w", uc, err)
