@@ -117,8 +117,7 @@ const sessionName = "aula_session"
 // Routes registers every page and fragment of the site; urls builds their
 // URLs for the views and the redirects.
 func (a *App) Routes(e *echo.Echo) {
-	// Every page has a session, a language and CSRF checks, and is nobody's
-	// but its reader's to keep (no-store).
+	// Every page: a session, a language, CSRF checks, no-store (it is its reader's).
 	site := e.Group("", handlers.NoStore, a.loadSession, a.checkCSRF)
 	site.GET("/", a.home)
 	form(site, "/signup", a.signupForm, a.signup)
@@ -161,9 +160,8 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.GET("/settings/export", a.exportData)
 	form(auth, "/settings/delete", a.deleteAccountForm, a.deleteAccount)
 
-	// Everyone but the admin plans gets 404 under /admin, visitors included,
-	// so the pages' existence is not revealed; the users and AI routes pages
-	// are SUPER_ADMIN's alone.
+	// Under /admin everyone else gets 404, visitors included, so the pages stay
+	// unrevealed; users, upgrades and AI routes are SUPER_ADMIN's alone.
 	adm := site.Group("/admin", a.requireAdmin)
 	adm.GET("", a.adminOverview)
 	adm.GET("/ratings", a.adminRatings)
