@@ -76,12 +76,7 @@ func (a *App) apiStream(c echo.Context) error {
 	}
 	defer sub.Close()
 	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	w.Flush()
+	handlers.StartEventStream(w)
 	for {
 		text, _, final, err := sub.Next(ctx)
 		if err != nil {

@@ -40,11 +40,7 @@ func (a *App) stream(c echo.Context) error {
 	inPanel := c.QueryParam("panel") == "1"
 
 	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	handlers.StartEventStream(w)
 	fmt.Fprint(w, "retry: 1000\n\n")
 	w.Flush()
 
