@@ -212,6 +212,9 @@ func TestLayoutScreens(t *testing.T) {
 		{"chat", "/chat/" + cid, ""},
 		{"chat-drawer", "/chat/" + cid, ".threads-toggle"},
 		{"catalog", "/learn", ""},
+		{"settings", "/settings", ""},
+		{"upgrade", "/upgrade", ""},
+		{"dashboard", "/dashboard", ""},
 	}
 	for _, size := range []struct {
 		name   string
