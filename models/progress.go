@@ -1,0 +1,169 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// LessonProgress is one student's progress on one lesson: whether it is
+// read, and how many of its sections they have been checked on and have
+// mastered.
+type LessonProgress struct {
+	LessonID string
+	Read     bool
+	// Sections is the lesson's number of sections (distinct heading anchors).
+	Sections int
+	// Checked counts the sections with at least one graded check answer.
+	Checked int
+	// Mastered counts the sections mastered and not lost since.
+	Mastered int
+}
+
+// ProgressTotals sums the progress of several lessons: a module's or a path's.
+type ProgressTotals struct {
+	Lessons, Read, Sections, Checked, Mastered int
+}
+
+// add counts one lesson's progress in the totals.
+func (t *ProgressTotals) add(p LessonProgress) {
+	t.Lessons++
+	t.Sections += p.Sections
+	t.Checked += p.Checked
+	t.Mastered += p.Mastered
+	if p.Read {
+		t.Read++
+	}
+}
+
+// Started reports whether the student has read or been checked on anything counted.
+func (t ProgressTotals) Started() bool { return t.Read > 0 || t.Checked > 0 }
+
+// ProgressMap is a student's progress by lesson id; a lesson missing from
+// it has no progress yet.
+type ProgressMap map[string]LessonProgress
+
+// Lesson is the progress on one lesson.
+func (m ProgressMap) Lesson(id string) LessonProgress { return m[id] }
+
+// Module sums the progress on a module's lessons.
+func (m ProgressMap) Module(mod Module) ProgressTotals {
+	var t ProgressTotals
+	for _, l := range mod.Lessons {
+		t.add(m[l.ID])
+	}
+	return t
+}
+
+// Path sums the progress on a path's lessons.
+func (m ProgressMap) Path(p Path) ProgressTotals {
+	var t ProgressTotals
+	for _, mod := range p.Modules {
+		for _, l := range mod.Lessons {
+			t.add(m[l.ID])
+		}
+	}
+	return t
+}
+
+// LessonState is what the lesson page shows of the student's progress on it.
+type LessonState struct {
+	Read bool
+}
+
+// Resume is what /learn and /dashboard offer to go on with: the lesson
+// opened last (LessonID "" when none) and the number of sections due.
+type Resume struct {
+	LessonID, LessonTitle string
+	PathSlug, PathTitle   string
+	// Read reports whether the lesson opened last is read already.
+	Read bool
+	// Due is the number of sections due for review.
+	Due int
+}
+
+// Progress is the store of what each student has read, visited and mastered.
+type Progress struct{ db *gorm.DB }
+
+// NewProgress returns the progress store.
+func NewProgress(db *gorm.DB) *Progress { return &Progress{db: db} }
+
+// Lessons returns a student's progress on every lesson of the path with
+// pathID (0: of every path) in one statement, whatever the number of lessons.
+func (s *Progress) Lessons(ctx context.Context, userID string, pathID int64) (ProgressMap, error) {
+	var rows []LessonProgress
+	err := conn(ctx, s.db).Raw(`SELECT l.id AS lesson_id, r.user_id IS NOT NULL AS read,
+			coalesce(c.sections, 0) AS sections
+		FROM lessons l JOIN modules m ON m.id = l.module_id
+		LEFT JOIN lesson_reads r ON r.user_id = @user AND r.lesson_id = l.id
+		LEFT JOIN (SELECT lesson_id, count(DISTINCT anchor) AS sections FROM lesson_chunks GROUP BY lesson_id) c
+			ON c.lesson_id = l.id
+		WHERE @path = 0 OR m.path_id = @path`,
+		map[string]any{"user": userID, "path": pathID}).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("lesson progress: %w", err)
+	}
+	out := make(ProgressMap, len(rows))
+	for _, r := range rows {
+		out[r.LessonID] = r
+	}
+	return out, nil
+}
+
+// VisitLesson records that the student opened the lesson at now (the one
+// "Continue where you left off" offers) and returns their state on it, in
+// one statement: the lesson page's whole cost of progress.
+func (s *Progress) VisitLesson(ctx context.Context, userID, lessonID string, now time.Time) (*LessonState, error) {
+	var st LessonState
+	err := conn(ctx, s.db).Raw(`WITH visit AS (
+			INSERT INTO lesson_visits (user_id, lesson_id, visited_at) VALUES (@user, @lesson, @now)
+			ON CONFLICT (user_id) DO UPDATE SET lesson_id = excluded.lesson_id, visited_at = excluded.visited_at)
+		SELECT EXISTS (SELECT 1 FROM lesson_reads WHERE user_id = @user AND lesson_id = @lesson) AS read`,
+		map[string]any{"user": userID, "lesson": lessonID, "now": now}).Scan(&st).Error
+	if err != nil {
+		return nil, fmt.Errorf("visit lesson: %w", err)
+	}
+	return &st, nil
+}
+
+// MarkRead records that the student read the lesson with that id in the
+// path with that slug, at now the first time; marking it again keeps the
+// first time. A lesson that is not in that path is ErrNotFound.
+func (s *Progress) MarkRead(ctx context.Context, userID, pathSlug, lessonID string, now time.Time) error {
+	// The no-op update makes RETURNING yield the row when it was read
+	// before, so no row at all means no such lesson.
+	res := conn(ctx, s.db).Exec(`INSERT INTO lesson_reads (user_id, lesson_id, read_at)
+		SELECT @user, l.id, @now FROM lessons l JOIN modules m ON m.id = l.module_id JOIN paths p ON p.id = m.path_id
+		WHERE l.id = @lesson AND p.slug = @path
+		ON CONFLICT (user_id, lesson_id) DO UPDATE SET read_at = lesson_reads.read_at`,
+		map[string]any{"user": userID, "lesson": lessonID, "path": pathSlug, "now": now})
+	if res.Error != nil {
+		return fmt.Errorf("mark lesson read: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Resume returns the lesson the student opened last and how many of their
+// sections are due for review at now, in one statement.
+func (s *Progress) Resume(ctx context.Context, userID string, now time.Time) (*Resume, error) {
+	var r Resume
+	err := conn(ctx, s.db).Raw(`SELECT coalesce(l.id, '') AS lesson_id, coalesce(l.title, '') AS lesson_title,
+			coalesce(p.slug, '') AS path_slug, coalesce(p.title, '') AS path_title,
+			EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = @user AND r.lesson_id = l.id) AS read,
+			0 AS due
+		FROM (SELECT 1) one
+		LEFT JOIN lesson_visits v ON v.user_id = @user
+		LEFT JOIN lessons l ON l.id = v.lesson_id
+		LEFT JOIN modules m ON m.id = l.module_id
+		LEFT JOIN paths p ON p.id = m.path_id`,
+		map[string]any{"user": userID, "now": now}).Scan(&r).Error
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	return &r, nil
+}
