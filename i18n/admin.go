@@ -77,6 +77,7 @@ var _ = add(map[string][2]string{
 	"admin.use.tutor_chat":       {"Tutor answers", "Respuestas del tutor"},
 	"admin.use.title":            {"Thread titles", "Títulos de conversación"},
 	"admin.use.condense":         {"Follow-up condensing", "Condensación de repreguntas"},
+	"admin.use.quiz":             {"Knowledge checks", "Comprobaciones de comprensión"},
 	"admin.model_default":        {"the provider's default", "el predeterminado del proveedor"},
 	"admin.test":                 {"Test", "Probar"},
 	"admin.test_of":              {"Test of %s", "Prueba de %s"},

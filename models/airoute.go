@@ -14,13 +14,14 @@ const (
 	UseTutorChat = "tutor_chat"
 	UseTitle     = "title"
 	UseCondense  = "condense"
+	UseQuiz      = "quiz"
 )
 
 // UseCases lists every use case in the order the admin page shows them.
-var UseCases = []string{UseTutorChat, UseTitle, UseCondense}
+var UseCases = []string{UseTutorChat, UseTitle, UseCondense, UseQuiz}
 
 // ErrUnknownUseCase means a use case aula does not have.
-var ErrUnknownUseCase = errors.New("unknown use case (tutor_chat, title or condense)")
+var ErrUnknownUseCase = errors.New("unknown use case (tutor_chat, title, condense or quiz)")
 
 // AIRoute is which provider and model serve one use case.
 type AIRoute struct {

@@ -204,7 +204,7 @@ func (s *Conversations) Delete(ctx context.Context, userID, id string) error {
 
 // removeContent deletes what the student wrote or was answered in a
 // deleted thread: its files, its earlier context, its answers' earlier
-// versions, and the text, receipts
+// versions, a check's questions and answers, and the text, receipts
 // and comments of its messages. The bare rows stay (role, status,
 // timings, provider, rating) for the admin figures and the plan, which
 // keeps the questions counted; an answer still being written is ended
@@ -220,6 +220,10 @@ func removeContent(tx *gorm.DB, userID, id string) error {
 	}
 	if err := tx.Exec(`DELETE FROM context_turns WHERE conversation_id = ? AND user_id = ?`, id, userID).Error; err != nil {
 		return fmt.Errorf("delete earlier context: %w", err)
+	}
+	if err := tx.Exec(`UPDATE check_items SET question = '', choices = '{}', expected = '', answer = '', feedback = ''
+		WHERE conversation_id = ? AND user_id = ?`, id, userID).Error; err != nil {
+		return fmt.Errorf("remove check text: %w", err)
 	}
 	if err := tx.Exec(`UPDATE messages SET content = '', metadata = '{}', rating_comment = '',
 		    status = CASE WHEN status = 'streaming' THEN 'cancelled' ELSE status END
