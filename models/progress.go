@@ -78,6 +78,8 @@ type LessonState struct {
 type Resume struct {
 	LessonID, LessonTitle string
 	PathSlug, PathTitle   string
+	// Language is the lesson's language, for the lang attribute of its title.
+	Language string
 	// Read reports whether the lesson opened last is read already.
 	Read bool
 	// Due is the number of sections due for review.
@@ -154,6 +156,7 @@ func (s *Progress) Resume(ctx context.Context, userID string, now time.Time) (*R
 	var r Resume
 	err := conn(ctx, s.db).Raw(`SELECT coalesce(l.id, '') AS lesson_id, coalesce(l.title, '') AS lesson_title,
 			coalesce(p.slug, '') AS path_slug, coalesce(p.title, '') AS path_title,
+			coalesce(l.language, '') AS language,
 			EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = @user AND r.lesson_id = l.id) AS read,
 			0 AS due
 		FROM (SELECT 1) one

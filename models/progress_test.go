@@ -143,8 +143,8 @@ func TestProgressVisitAndResume(t *testing.T) {
 		user string
 		want models.Resume
 	}{
-		{ana, models.Resume{LessonID: "l3", LessonTitle: "Subnets", PathSlug: "net", PathTitle: "Networking", Read: true}},
-		{bob, models.Resume{LessonID: "g1", LessonTitle: "Variables", PathSlug: "go", PathTitle: "Go"}},
+		{ana, models.Resume{LessonID: "l3", LessonTitle: "Subnets", PathSlug: "net", PathTitle: "Networking", Language: "en", Read: true}},
+		{bob, models.Resume{LessonID: "g1", LessonTitle: "Variables", PathSlug: "go", PathTitle: "Go", Language: "en"}},
 	} {
 		if r, err := p.Resume(ctx, tt.user, now); err != nil || *r != tt.want {
 			t.Errorf("resume: %+v %v, want %+v", r, err, tt.want)

@@ -32,8 +32,12 @@ func (a *App) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	resume, err := a.Progress.Resume(ctx, u.ID, now)
+	if err != nil {
+		return err
+	}
 	return a.render(c, http.StatusOK, views.DashboardPage(views.DashboardView{
-		Stats: stats, Usage: usage, History: items, MoreURL: historyURL(next)}), nil)
+		Stats: stats, Usage: usage, History: items, MoreURL: historyURL(next), Resume: resume}), nil)
 }
 
 // dashboardHistory is the next page of the history after the cursor: rows

@@ -6,27 +6,58 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"aula/handlers"
 	"aula/markdown"
 	"aula/models"
+	"aula/urls"
 	"aula/views"
 )
 
-// catalog lists every learning path.
+// catalog lists every learning path with the student's progress on it
+// and the lesson to go on with.
 func (a *App) catalog(c echo.Context) error {
-	paths, err := a.Content.Catalog(c.Request().Context())
+	ctx, uid := c.Request().Context(), handlers.UserFrom(c).ID
+	paths, err := a.Content.Catalog(ctx)
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.Catalog(paths), nil)
+	prog, err := a.Progress.Lessons(ctx, uid, 0)
+	if err != nil {
+		return err
+	}
+	resume, err := a.Progress.Resume(ctx, uid, a.Tutor.Now())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.Catalog(views.CatalogView{Paths: paths, Progress: prog, Resume: resume}), nil)
 }
 
-// path shows one path's modules and lessons.
+// path shows one path's modules and lessons with the student's progress.
 func (a *App) path(c echo.Context) error {
-	p, err := a.Content.PathBySlug(c.Request().Context(), c.Param("path"))
+	ctx := c.Request().Context()
+	p, err := a.Content.PathBySlug(ctx, c.Param("path"))
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.PathPage(p), nil)
+	prog, err := a.Progress.Lessons(ctx, handlers.UserFrom(c).ID, p.ID)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.PathPage(p, prog), nil)
+}
+
+// markRead records that the student read a lesson: its "Mark as done"
+// button, or the browser reaching the lesson's end. HTMX gets the read
+// state back; a plain form returns to the end of the lesson.
+func (a *App) markRead(c echo.Context) error {
+	pathSlug, lessonID := c.Param("path"), c.Param("lesson")
+	if err := a.Progress.MarkRead(c.Request().Context(), handlers.UserFrom(c).ID, pathSlug, lessonID, a.Tutor.Now()); err != nil {
+		return err
+	}
+	if isFragment(c) {
+		return a.fragment(c, http.StatusOK, views.ReadState(pathSlug, lessonID, true))
+	}
+	return c.Redirect(http.StatusSeeOther, urls.Lesson(pathSlug, lessonID)+"#lesson-end")
 }
 
 // lesson shows a lesson with its neighbours and the tutor panel.
@@ -40,11 +71,15 @@ func (a *App) renderLesson(c echo.Context, pathSlug, lessonID string, conv *mode
 	if err != nil {
 		return err
 	}
+	state, err := a.Progress.VisitLesson(c.Request().Context(), handlers.UserFrom(c).ID, page.Lesson.ID, a.Tutor.Now())
+	if err != nil {
+		return err
+	}
 	panel, err := a.lessonPanel(c, page, conv, form)
 	if err != nil {
 		return err
 	}
-	v := views.LessonView{Page: page, Body: markdown.Render(page.Lesson.ContentMD),
+	v := views.LessonView{Page: page, Body: markdown.Render(page.Lesson.ContentMD), Read: state.Read,
 		Minutes: max(1, len(strings.Fields(page.Lesson.ContentMD))/200), Panel: views.TutorPanel(*panel)}
 	return a.render(c, status, views.LessonPage(v), nil)
 }

@@ -26,8 +26,10 @@ type App struct {
 	Sessions *SessionStore
 	Throttle *models.LoginThrottle
 	// Signups limits how many accounts one address creates.
-	Signups       *models.SignupThrottle
-	Content       *models.Content
+	Signups *models.SignupThrottle
+	Content *models.Content
+	// Progress is what each student has read, opened last and mastered.
+	Progress      *models.Progress
 	Conversations *models.Conversations
 	Messages      *models.Messages
 	Quotas        *models.Quotas
@@ -87,6 +89,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Throttle:      models.NewLoginThrottle(db),
 		Signups:       models.NewSignupThrottle(db),
 		Content:       models.NewContent(db),
+		Progress:      models.NewProgress(db),
 		Conversations: models.NewConversations(db),
 		Messages:      models.NewMessages(db),
 		Quotas:        models.NewQuotas(db),
@@ -131,6 +134,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.GET("/learn", a.catalog)
 	auth.GET("/learn/:path", a.path)
 	auth.GET("/learn/:path/:lesson", a.lesson)
+	auth.POST("/learn/:path/:lesson/read", a.markRead)
 	auth.GET("/learn/:path/:lesson/sessions", a.sessions)
 	form(auth, "/chat", a.chatIndex, a.createConversation)
 	auth.GET("/chat/threads", a.threadsPage)

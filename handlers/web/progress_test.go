@@ -1,0 +1,198 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"aula/internal/apptest"
+	"aula/internal/webtest"
+)
+
+// Without JavaScript, "Mark as done" is a plain form: it answers 303 to the
+// lesson's end, which then says "Read ✓", and the path and the catalog
+// count the lesson read.
+func TestMarkLessonDoneWithoutJavaScript(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
+	lesson := c.Get("/learn/networking/vlan-basics")
+	form := lesson.Doc.Find("form#read-state")
+	if form.AttrOr("method", "") != "post" || form.AttrOr("action", "") != "/learn/networking/vlan-basics/read" || form.Find("#mark-done").Length() != 1 {
+		t.Fatalf("no Mark as done form at the lesson's end: %q", lesson.Text("#lesson-end"))
+	}
+	if got := lesson.Text("#next-lesson"); got != "Configuring VLANs on Cisco IOS →" {
+		t.Errorf("next lesson suggested: %q", got)
+	}
+
+	if r := postNoFollow(t, c, "/learn/networking/vlan-basics/read", lesson.CSRF()); r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/learn/networking/vlan-basics#lesson-end" {
+		t.Fatalf("mark as done: %d to %q, want 303 to the lesson's end", r.StatusCode, r.Header.Get("Location"))
+	}
+	after := c.Get("/learn/networking/vlan-basics")
+	if after.Text("#read-state") != "Read ✓" || after.Doc.Find("#mark-done").Length() != 0 {
+		t.Errorf("after marking: %q", after.Text("#lesson-end"))
+	}
+	if got := c.Get("/learn/networking").Text("#li-vlan-basics .read-badge"); got != "Read ✓" {
+		t.Errorf("the path does not show the lesson read: %q", got)
+	}
+	if got := c.Get("/learn").Text("#progress-networking .progress-read"); got != "1 of 4 lessons read" {
+		t.Errorf("the catalog says %q", got)
+	}
+
+	// HTMX (the end scrolled into view) gets the read state alone.
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/learn/networking/subnetting/read", strings.NewReader("_csrf="+lesson.CSRF()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	if r := c.Do(req); r.Status != http.StatusOK || strings.Contains(r.Body, "<html") || r.Text("#read-state") != "Read ✓" {
+		t.Errorf("HTMX mark: %d %.200s", r.Status, r.Body)
+	}
+
+	for _, bad := range []string{"/learn/go-basics/vlan-basics/read", "/learn/networking/nope/read"} {
+		if r := c.Post(bad, url.Values{"_csrf": {lesson.CSRF()}}); r.Status != http.StatusNotFound {
+			t.Errorf("POST %s: %d, want 404", bad, r.Status)
+		}
+	}
+	if r := c.Post("/learn/networking/routing-basics/read", nil); r.Status != http.StatusForbidden {
+		t.Errorf("a mark without the CSRF token: %d, want 403", r.Status)
+	}
+	var reads int
+	s.DB.Raw(`SELECT count(*) FROM lesson_reads`).Row().Scan(&reads)
+	if reads != 2 {
+		t.Errorf("%d lessons read, want the 2 marked", reads)
+	}
+}
+
+// postNoFollow posts the CSRF token to path and returns the response itself, not where it redirects.
+func postNoFollow(t *testing.T, c *webtest.Client, path, csrf string) *http.Response {
+	t.Helper()
+	hc := *c.HTTP
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	r, err := hc.PostForm(c.Base+path, url.Values{"_csrf": {csrf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	return r
+}
+
+// /learn and /dashboard offer to go on with the lesson opened last, in
+// the student's language; nothing before any lesson was opened.
+func TestContinueWhereYouLeftOff(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
+	for _, page := range []string{"/learn", "/dashboard"} {
+		if c.Get(page).Doc.Find("#resume").Length() != 0 {
+			t.Errorf("%s offers to continue before any lesson was opened", page)
+		}
+	}
+	c.Get("/learn/networking/subnetting")
+	c.Get("/learn/go-basics/go-functions-errors")
+	tests := []struct {
+		lang, page, wantLink, wantLesson string
+	}{
+		{"en", "/learn", "Continue where you left off", "Functions and errors"},
+		{"en", "/dashboard", "Continue where you left off", "Functions and errors"},
+		{"es", "/learn", "Continúa donde lo dejaste", "Functions and errors"},
+		{"es", "/dashboard", "Continúa donde lo dejaste", "Functions and errors"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang+tt.page, func(t *testing.T) {
+			c.Lang = tt.lang
+			p := c.Get(tt.page)
+			a := p.Doc.Find("#resume a#resume-link")
+			if a.AttrOr("href", "") != "/learn/go-basics/go-functions-errors" || a.Text() != tt.wantLink {
+				t.Errorf("continue link %q %q", a.AttrOr("href", ""), a.Text())
+			}
+			if !strings.Contains(p.Text("#resume"), tt.wantLesson) {
+				t.Errorf("resume box %q lacks %q", p.Text("#resume"), tt.wantLesson)
+			}
+		})
+	}
+}
+
+// One student's reads and visits never show on another's pages.
+func TestProgressIsTheStudentsOwn(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	s.User(t, "bob@example.com", "pass-phrase-1", "FREE")
+	ana := s.SignIn(t, "ana@example.com", "pass-phrase-1")
+	bob := s.SignIn(t, "bob@example.com", "pass-phrase-1")
+	for _, l := range []string{"vlan-basics", "vlan-cisco-ios"} {
+		ana.Submit(ana.Get("/learn/networking/"+l), "form#read-state", nil)
+	}
+	if got := ana.Get("/learn").Text("#progress-networking .progress-read"); got != "2 of 4 lessons read" {
+		t.Fatalf("ana's catalog: %q", got)
+	}
+	pages := []struct{ url, sel, want string }{
+		{"/learn", "#progress-networking .progress-read", "0 of 4 lessons read"},
+		{"/learn/networking", "#progress-mod-switching .progress-read", "0 of 2 lessons read"},
+		{"/learn/networking", ".read-badge", ""},
+		{"/learn", "#resume", ""},
+		{"/dashboard", "#resume", ""},
+		{"/learn/networking/vlan-basics", "#read-state", "Mark as done"}, // last: it is a visit
+	}
+	for _, p := range pages {
+		t.Run(p.url+" "+p.sel, func(t *testing.T) {
+			if got := bob.Get(p.url).Text(p.sel); got != p.want {
+				t.Errorf("bob sees %q, want %q", got, p.want)
+			}
+		})
+	}
+}
+
+// The catalog, a path and /learn run a fixed number of statements with
+// progress on them, however many lessons there are and however many the
+// student has read.
+func TestProgressPagesStatementsDoNotGrowWithLessons(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
+	pages := []struct {
+		url  string
+		max  int64
+		want string
+	}{
+		{"/learn", 7, "#progress-go-basics"},
+		{"/learn/go-basics", 7, "#progress-go-basics"},
+		{"/dashboard", 8, "#resume"},
+	}
+	count := func(url, want string) int64 {
+		t.Helper()
+		s.SQLs.Store(0)
+		p := c.Get(url)
+		if p.Status != http.StatusOK || p.Doc.Find(want).Length() != 1 {
+			t.Fatalf("%s: status %d, %s missing", url, p.Status, want)
+		}
+		return s.SQLs.Load()
+	}
+	c.Get("/learn/go-basics/go-concurrency") // warm the session, and something to continue
+	before := map[string]int64{}
+	for _, p := range pages {
+		before[p.url] = count(p.url, p.want)
+		t.Logf("%s runs %d SQL statements", p.url, before[p.url])
+		if before[p.url] > p.max {
+			t.Errorf("%s runs %d statements, want at most %d", p.url, before[p.url], p.max)
+		}
+	}
+	files := map[string]string{}
+	for i := 1; i <= 100; i++ {
+		id := fmt.Sprintf("extra-%03d", i)
+		files["extra/"+id+".md"] = goBasicsHeader(id, "extra", 2, i) + "\nExercise.\n\n## Part one\n\nText.\n"
+	}
+	importFiles(t, s, files)
+	csrf := c.Get("/learn/go-basics").CSRF()
+	for i := 1; i <= 100; i += 3 {
+		c.Post(fmt.Sprintf("/learn/go-basics/extra-%03d/read", i), url.Values{"_csrf": {csrf}})
+	}
+	for _, p := range pages {
+		if after := count(p.url, p.want); after != before[p.url] {
+			t.Errorf("%s ran %d statements with 3 lessons and %d with 103", p.url, before[p.url], after)
+		}
+	}
+	if got := c.Get("/learn/go-basics").Text("#progress-go-basics .progress-read"); got != "34 of 103 lessons read" {
+		t.Errorf("after the reads: %q", got)
+	}
+}
