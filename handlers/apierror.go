@@ -51,6 +51,8 @@ const (
 	CodeEmptyAnswer    = "EMPTY_ANSWER"
 	CodeNotRetryable   = "NOT_RETRYABLE"
 	CodeInvalidText    = "INVALID_TEXT"
+	CodeCheckFinished  = "CHECK_FINISHED"
+	CodeUngraded       = "NOT_GRADED"
 )
 
 // The refusals every token-authenticated door shares.

@@ -25,6 +25,11 @@ var Refusals = map[tutor.Reason]RefusalAnswer{
 	tutor.RefusedQuota:        {http.StatusTooManyRequests, "ask.err.quota", CodeQuota},
 	tutor.RefusedNotRetryable: {http.StatusConflict, "ask.err.not_retry", CodeNotRetryable},
 	tutor.RefusedBusy:         {http.StatusServiceUnavailable, "ask.err.busy", CodeUnavailable},
+
+	tutor.RefusedEmptyAnswer:   {http.StatusUnprocessableEntity, "check.err.empty", CodeEmptyMessage},
+	tutor.RefusedAnswerTooLong: {http.StatusUnprocessableEntity, "check.err.too_long", CodeTooLong},
+	tutor.RefusedCheckFinished: {http.StatusConflict, "check.err.finished", CodeCheckFinished},
+	tutor.RefusedUngraded:      {http.StatusServiceUnavailable, "check.err.ungraded", CodeUngraded},
 }
 
 // Refused reports whether err is the tutor refusing a question, with the
@@ -42,7 +47,7 @@ func Refused(err error) (*tutor.Refusal, RefusalAnswer, bool) {
 func RefusalMessage(lang string, r *tutor.Refusal, date func(time.Time) string) string {
 	var args []any
 	switch r.Reason {
-	case tutor.RefusedTooLong:
+	case tutor.RefusedTooLong, tutor.RefusedAnswerTooLong:
 		args = []any{r.Chars}
 	case tutor.RefusedQuota:
 		args = []any{r.Quota.Limit, date(r.Quota.ResetAt)}

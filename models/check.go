@@ -208,9 +208,15 @@ func (s *Checks) Get(ctx context.Context, userID, conversationID string) (*Check
 	return &c, nil
 }
 
-// appendMessages adds messages (role, text) to the user's thread in order,
-// taking their seqs from next_seq (which locks the thread), and touches it.
-func appendMessages(tx *gorm.DB, userID, conversationID string, now time.Time, turns ...[2]string) error {
+// checkMessage is one message a check adds to its thread.
+type checkMessage struct {
+	role, content string
+	meta          JSON // an assistant message's receipt
+}
+
+// appendMessages adds messages to the user's thread in order, taking their
+// seqs from next_seq (which locks the thread), and touches it.
+func appendMessages(tx *gorm.DB, userID, conversationID string, now time.Time, turns ...checkMessage) error {
 	var next int
 	err := tx.Raw(`UPDATE conversations SET next_seq = next_seq + ?, last_activity_at = ?
 		WHERE id = ? AND user_id = ? AND deleted_at IS NULL RETURNING next_seq`,
@@ -220,8 +226,8 @@ func appendMessages(tx *gorm.DB, userID, conversationID string, now time.Time, t
 	}
 	seq := next - len(turns)
 	for i, t := range turns {
-		if err := tx.Exec(`INSERT INTO messages (conversation_id, user_id, seq, role, content, status, created_at, completed_at)
-			VALUES (?, ?, ?, ?, ?, 'complete', ?, ?)`, conversationID, userID, seq+i, t[0], t[1], now, now).Error; err != nil {
+		if err := tx.Exec(`INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
+			VALUES (?, ?, ?, ?, ?, 'complete', ?, ?, ?)`, conversationID, userID, seq+i, t.role, t.content, t.meta, now, now).Error; err != nil {
 			return fmt.Errorf("insert check message: %w", err)
 		}
 	}
@@ -229,14 +235,15 @@ func appendMessages(tx *gorm.DB, userID, conversationID string, now time.Time, t
 }
 
 // Ask records the next question of the user's open check, and the text
-// the tutor shows for it as an assistant message, in one transaction.
-func (s *Checks) Ask(ctx context.Context, item CheckItem, text string, now time.Time) (*CheckItem, error) {
+// the tutor shows for it as an assistant message (meta its receipt), in
+// one transaction.
+func (s *Checks) Ask(ctx context.Context, item CheckItem, text string, meta JSON, now time.Time) (*CheckItem, error) {
 	if !validID(item.UserID) || !validID(item.ConversationID) {
 		return nil, ErrNotFound
 	}
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
-		if err := appendMessages(tx, item.UserID, item.ConversationID, now, [2]string{RoleAssistant, text}); err != nil {
+		if err := appendMessages(tx, item.UserID, item.ConversationID, now, checkMessage{RoleAssistant, text, meta}); err != nil {
 			return err
 		}
 		var open bool
@@ -271,6 +278,7 @@ type CheckGrade struct {
 	// hint (the item stays open for a second answer).
 	Verdict  string
 	Feedback string
+	Metadata JSON // the feedback message's receipt
 	Finish   bool // the check ends with this answer
 	Now      time.Time
 }
@@ -289,7 +297,7 @@ func (s *Checks) Grade(ctx context.Context, g CheckGrade) error {
 	return WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		if err := appendMessages(tx, g.UserID, g.ConversationID, g.Now,
-			[2]string{RoleUser, g.Answer}, [2]string{RoleAssistant, g.Feedback}); err != nil {
+			checkMessage{RoleUser, g.Answer, nil}, checkMessage{RoleAssistant, g.Feedback, g.Metadata}); err != nil {
 			return err
 		}
 		var it CheckItem

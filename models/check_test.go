@@ -41,7 +41,7 @@ func TestCheckLifecycle(t *testing.T) {
 	}
 	it, err := checks.Ask(ctx, models.CheckItem{UserID: u, ConversationID: c.ConversationID, LessonID: "l1-vlans", Anchor: "tags",
 		SectionHash: "ht1", Kind: models.KindChoice, Question: "Which tags?", Choices: models.TextList{`802.1Q "dot"`, "ISL"},
-		Expected: "802.1Q"}, "Which tags?", now)
+		Expected: "802.1Q"}, "Which tags?", nil, now)
 	if err != nil || it.Position != 1 {
 		t.Fatalf("ask: %+v %v", it, err)
 	}
@@ -86,12 +86,12 @@ func TestCheckLifecycle(t *testing.T) {
 			t.Fatalf("user %s: %v", id, err)
 		}
 		if _, err := checks.Ask(ctx, models.CheckItem{UserID: id, ConversationID: c.ConversationID, Kind: models.KindOpen,
-			LessonID: "l1-vlans"}, "q", now); !errors.Is(err, models.ErrNotFound) {
+			LessonID: "l1-vlans"}, "q", nil, now); !errors.Is(err, models.ErrNotFound) {
 			t.Fatalf("ask as %s: %v", id, err)
 		}
 	}
 	if _, err := checks.Ask(ctx, models.CheckItem{UserID: u, ConversationID: c.ConversationID, Kind: models.KindOpen,
-		LessonID: "l1-vlans", Anchor: "what"}, "q", now); !errors.Is(err, models.ErrCheckFinished) {
+		LessonID: "l1-vlans", Anchor: "what"}, "q", nil, now); !errors.Is(err, models.ErrCheckFinished) {
 		t.Fatalf("ask after finish: %v", err)
 	}
 }

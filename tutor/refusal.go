@@ -20,14 +20,19 @@ const (
 	RefusedQuota        Reason = "quota"         // the plan's month is used up (Quota)
 	RefusedNotRetryable Reason = "not_retryable" // a retry of an answer still being written
 	RefusedBusy         Reason = "busy"          // the server is shutting down
+
+	RefusedEmptyAnswer   Reason = "empty_answer"    // a check answer with no text
+	RefusedAnswerTooLong Reason = "answer_too_long" // a check answer over Max characters
+	RefusedCheckFinished Reason = "check_finished"  // an answer to a check that has ended
+	RefusedUngraded      Reason = "ungraded"        // the quiz model gave no usable verdict
 )
 
 // Refusal is a question the engine will not take, with what the student
 // needs to hear about it.
 type Refusal struct {
 	Reason Reason
-	Chars  int                // RefusedTooLong: the question's characters
-	Max    int                // RefusedTooLong: the limit
+	Chars  int                // RefusedTooLong, RefusedAnswerTooLong: the text's characters
+	Max    int                // RefusedTooLong, RefusedAnswerTooLong: the limit
 	Quota  *models.QuotaError // RefusedQuota: used, limit and reset date
 	err    error              // the cause, for errors.Is and errors.As
 }
@@ -37,6 +42,8 @@ func (r *Refusal) Error() string {
 	switch r.Reason {
 	case RefusedTooLong:
 		return fmt.Sprintf("the question has %d characters; the limit is %d", r.Chars, r.Max)
+	case RefusedAnswerTooLong:
+		return fmt.Sprintf("the answer has %d characters; the limit is %d", r.Chars, r.Max)
 	case RefusedQuota:
 		return r.Quota.Error()
 	}

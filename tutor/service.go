@@ -24,6 +24,7 @@ type Service struct {
 	quotas *models.Quotas
 	routes *models.AIRoutes
 	users  *models.Users
+	checks *models.Checks
 	retr   *Retriever
 	// streams carries the answers in flight to their readers, here and
 	// on other processes, and drains them on shutdown.
@@ -38,7 +39,7 @@ func New(cfg Config) *Service {
 		cfg: cfg, log: cfg.Logger.With("instance", streams.InstanceID()),
 		convs: models.NewConversations(cfg.DB), msgs: models.NewMessages(cfg.DB),
 		quotas: models.NewQuotas(cfg.DB), routes: models.NewAIRoutes(cfg.DB), users: models.NewUsers(cfg.DB),
-		retr: NewRetriever(cfg.DB), streams: streams,
+		checks: models.NewChecks(cfg.DB), retr: NewRetriever(cfg.DB), streams: streams,
 	}
 }
 

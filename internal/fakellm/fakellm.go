@@ -42,6 +42,10 @@ var DefaultTokens = []string{"Hello", " from", " the", " fake", " model", "."}
 type Options struct {
 	// Tokens are streamed one wire chunk each, in order.
 	Tokens []string
+	// Respond, when set, picks the tokens of each request from what it
+	// asked (a test scripting a conversation of several calls); Tokens is
+	// then unused.
+	Respond func(Request) []string
 	// Hold, when set, makes every stream wait after its first token until
 	// Hold is closed (or the client goes away), so a test can prove that the
 	// first token reached it before the rest of the answer existed.
@@ -323,9 +327,17 @@ func (st *reply) usage() [2]int {
 		u[0] = wordCount(st.req.System) + wordCount(joinMessages(st.req.Messages))
 	}
 	if u[1] == 0 {
-		u[1] = wordCount(st.s.Answer())
+		u[1] = wordCount(strings.Join(st.tokens(), ""))
 	}
 	return u
+}
+
+// tokens are what this reply streams.
+func (st *reply) tokens() []string {
+	if st.s.opts.Respond != nil {
+		return st.s.opts.Respond(st.req)
+	}
+	return st.s.opts.Tokens
 }
 
 // stream writes the configured tokens at the configured pace.
@@ -347,11 +359,12 @@ func (st *reply) stream() {
 		defer t.Stop()
 		tick = t.C
 	}
-	for i, tok := range opts.Tokens {
+	tokens := st.tokens()
+	for i, tok := range tokens {
 		if tick != nil && i > 0 && !st.pace(tick) {
 			return
 		}
-		last := i == len(opts.Tokens)-1
+		last := i == len(tokens)-1
 		if !st.write(func(w io.Writer) error { return st.enc.token(w, model, tok, i, last, usage) }) {
 			return
 		}

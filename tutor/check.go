@@ -1,0 +1,310 @@
+package tutor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"aula/models"
+)
+
+// MaxCheckAnswerChars is the longest answer to a check question.
+const MaxCheckAnswerChars = 1000
+
+// Errors of checks the fronts render.
+var (
+	// ErrEmptyAnswer is an answer with no text.
+	ErrEmptyAnswer = errors.New("the answer is empty")
+	// ErrAnswerTooLong is an answer over MaxCheckAnswerChars characters.
+	ErrAnswerTooLong = fmt.Errorf("the answer is longer than %d characters", MaxCheckAnswerChars)
+	// ErrUngraded is an answer the quiz model gave no usable verdict for:
+	// nothing is recorded and the student may send it again.
+	ErrUngraded = errors.New("the answer could not be graded")
+)
+
+// CheckScope is what a check asks about: a lesson (every section, or the
+// one whose heading anchor is Anchor), or Sections across lessons (a review).
+type CheckScope struct {
+	LessonID string
+	Anchor   string
+	Sections []models.SectionRef
+	// Style is the teaching style: guide gives a hint and a second try
+	// after a wrong answer; "" keeps the style of the student's last thread.
+	Style string
+}
+
+// CheckState is a check as the fronts show it.
+type CheckState struct {
+	Check *models.Check
+	// Lang is the language the questions and feedback are written in.
+	Lang string
+	// Headings names each section of the scope, by models.SectionKey.
+	Headings map[string]string
+	// LessonTitle is the title of the check's lesson ("" for a review).
+	LessonTitle string
+}
+
+// Finished reports whether the check has ended.
+func (s *CheckState) Finished() bool { return s.Check.FinishedAt != nil }
+
+// Current is the question waiting for an answer, nil when finished.
+func (s *CheckState) Current() *models.CheckItem {
+	if s.Finished() {
+		return nil
+	}
+	return s.Check.Current()
+}
+
+// Last is the question answered last (graded, or given a hint), nil before the first answer.
+func (s *CheckState) Last() *models.CheckItem {
+	for i := len(s.Check.Items) - 1; i >= 0; i-- {
+		if s.Check.Items[i].Attempts > 0 {
+			return &s.Check.Items[i]
+		}
+	}
+	return nil
+}
+
+// Tally counts the verdicts so far: correct, partly, not yet.
+func (s *CheckState) Tally() (correct, partly, notYet int) {
+	for _, it := range s.Check.Items {
+		switch {
+		case it.Verdict == nil:
+		case *it.Verdict == models.VerdictCorrect:
+			correct++
+		case *it.Verdict == models.VerdictPartly:
+			partly++
+		default:
+			notYet++
+		}
+	}
+	return correct, partly, notYet
+}
+
+// checkRun is a check with what grading and asking need: its sections' text.
+type checkRun struct {
+	state    *CheckState
+	sections []Source // the scope, in order, with text and hash
+	userID   string
+}
+
+// StartCheck opens a check over scope and asks its first question. It
+// counts ONE question against the user's plan, however many items it
+// asks. Errors: models.ErrNotFound (no such lesson or section) or a
+// *Refusal (quota, busy).
+func (s *Service) StartCheck(ctx context.Context, user *models.User, scope CheckScope) (*CheckState, error) {
+	run, err := s.resolveScope(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	style := scope.Style
+	if u, err := s.users.Get(ctx, user.ID); err == nil && u.ActiveConversationID != nil && !models.ValidStyle(style) {
+		if cv, err := s.convs.Get(ctx, user.ID, *u.ActiveConversationID); err == nil {
+			style = cv.Style // the style the student chose last goes on
+		}
+	}
+	refs := make([]models.SectionRef, len(run.sections))
+	for i, src := range run.sections {
+		refs[i] = models.SectionRef{LessonID: src.LessonID, Anchor: src.Anchor}
+	}
+	c, err := s.checks.Start(ctx, models.CheckStart{UserID: user.ID, LessonID: scope.LessonID, Style: style,
+		Title: checkTitle(run, len(scope.Sections) > 0), Sections: refs, Now: s.now()})
+	if err != nil {
+		if errors.Is(err, ErrQuotaExceeded) {
+			return nil, asRefusal(err)
+		}
+		return nil, fmt.Errorf("start check: %w", err)
+	}
+	run.state.Check, run.userID = c, user.ID
+	if err := s.askNext(ctx, run); err != nil {
+		return nil, err
+	}
+	return run.state, nil
+}
+
+// Check returns the user's check; someone else's is models.ErrNotFound.
+func (s *Service) Check(ctx context.Context, userID, conversationID string) (*CheckState, error) {
+	run, err := s.loadCheck(ctx, userID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	return run.state, nil
+}
+
+// AnswerCheck grades the answer to the current question (mastery and
+// totals in the same transaction), then asks the next one or ends the
+// check. Errors: models.ErrNotFound, or a *Refusal (empty or too long,
+// the check finished, the model's verdict unusable).
+func (s *Service) AnswerCheck(ctx context.Context, user *models.User, conversationID, answer string) (*CheckState, error) {
+	answer, err := checkAnswer(answer)
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.loadCheck(ctx, user.ID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	item := run.state.Current()
+	if item == nil {
+		return nil, refused(RefusedCheckFinished, models.ErrCheckFinished)
+	}
+	src, ok := run.section(item.LessonID, item.Anchor)
+	if !ok {
+		return nil, fmt.Errorf("answer check: section %s gone: %w", models.SectionKey(item.LessonID, item.Anchor), models.ErrNotFound)
+	}
+	g, err := s.grade(ctx, run, item, src, answer)
+	if err != nil {
+		return nil, err
+	}
+	g.Finish = g.Verdict != "" && item.Position >= run.state.Check.MaxItems
+	if err := s.checks.Grade(ctx, g); err != nil {
+		if errors.Is(err, models.ErrCheckGraded) {
+			return nil, refused(RefusedCheckFinished, err)
+		}
+		return nil, fmt.Errorf("answer check: %w", err)
+	}
+	if g.Verdict != "" && !g.Finish {
+		if run, err = s.loadCheck(ctx, user.ID, conversationID); err != nil {
+			return nil, err
+		}
+		if err := s.askNext(ctx, run); err != nil {
+			return nil, err
+		}
+	}
+	return s.Check(ctx, user.ID, conversationID)
+}
+
+// checkAnswer trims an answer and refuses it when empty or too long.
+func checkAnswer(answer string) (string, error) {
+	answer = strings.TrimSpace(strings.ToValidUTF8(strings.ReplaceAll(answer, "\x00", ""), ""))
+	if answer == "" {
+		return "", refused(RefusedEmptyAnswer, ErrEmptyAnswer)
+	}
+	if n := utf8.RuneCountInString(answer); n > MaxCheckAnswerChars {
+		return "", &Refusal{Reason: RefusedAnswerTooLong, Chars: n, Max: MaxCheckAnswerChars, err: ErrAnswerTooLong}
+	}
+	return answer, nil
+}
+
+// askNext asks the check's next question, or ends the check when the
+// sections have nothing left to ask.
+func (s *Service) askNext(ctx context.Context, run *checkRun) error {
+	c := run.state.Check
+	next := len(c.Items) + 1
+	q, ok := s.nextQuestion(ctx, run, next)
+	if !ok || next > c.MaxItems {
+		if err := s.checks.Finish(ctx, run.userID, c.ConversationID, s.now()); err != nil {
+			return err
+		}
+		now := s.now()
+		c.FinishedAt = &now
+		return nil
+	}
+	q.item.UserID, q.item.ConversationID = run.userID, c.ConversationID
+	it, err := s.checks.Ask(ctx, q.item, q.text, checkReceipt(run, q.src), s.now())
+	if err != nil {
+		return err
+	}
+	c.Items = append(c.Items, *it)
+	return nil
+}
+
+// checkReceipt is the receipt of a check message: the one section it is about.
+func checkReceipt(run *checkRun, src Source) models.JSON {
+	cit := citations([]Source{src})
+	cit[0].Cited = true
+	b, _ := json.Marshal(Receipt{Citations: cit, Lang: run.state.Lang, Style: run.state.Check.Conversation.Style,
+		Mode: models.ModeCheck, LessonID: src.LessonID})
+	return b
+}
+
+// loadCheck reads the user's check and the text of its sections.
+func (s *Service) loadCheck(ctx context.Context, userID, conversationID string) (*checkRun, error) {
+	c, err := s.checks.Get(ctx, userID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	run, err := s.resolveScope(ctx, CheckScope{Sections: c.Sections})
+	if errors.Is(err, models.ErrNotFound) {
+		// A section was removed since: the check still shows, with
+		// what is left of its scope.
+		run, err = &checkRun{state: &CheckState{Lang: "en", Headings: map[string]string{}}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.Conversation.LessonID != nil {
+		if l, err := s.retr.content.Lesson(ctx, *c.Conversation.LessonID); err == nil {
+			run.state.LessonTitle, run.state.Lang = l.Title, l.Language
+		}
+	}
+	run.state.Check, run.userID = c, userID
+	return run, nil
+}
+
+// resolveScope reads the sections of a scope with their text; a lesson,
+// section or reviewed section that does not exist is models.ErrNotFound.
+func (s *Service) resolveScope(ctx context.Context, sc CheckScope) (*checkRun, error) {
+	refs := sc.Sections
+	if len(refs) == 0 {
+		if sc.LessonID == "" {
+			return nil, models.ErrNotFound
+		}
+		refs = []models.SectionRef{{LessonID: sc.LessonID, Anchor: sc.Anchor}}
+	}
+	run := &checkRun{state: &CheckState{Headings: map[string]string{}}}
+	lessons := map[string][]Source{}
+	for _, ref := range refs {
+		chunks, ok := lessons[ref.LessonID]
+		if !ok {
+			l, err := s.retr.content.Lesson(ctx, ref.LessonID)
+			if err != nil {
+				return nil, err
+			}
+			if run.state.Lang == "" {
+				run.state.Lang, run.state.LessonTitle = l.Language, l.Title
+			}
+			if chunks, err = s.retr.LessonChunks(ctx, ref.LessonID); err != nil {
+				return nil, err
+			}
+			lessons[ref.LessonID] = chunks
+		}
+		before := len(run.sections)
+		for _, ch := range chunks {
+			// A lesson scope without an anchor takes every section.
+			if ch.Anchor == ref.Anchor || (len(sc.Sections) == 0 && sc.Anchor == "") {
+				run.sections = append(run.sections, ch)
+				run.state.Headings[models.SectionKey(ch.LessonID, ch.Anchor)] = ch.Heading
+			}
+		}
+		if len(run.sections) == before {
+			return nil, models.ErrNotFound
+		}
+	}
+	return run, nil
+}
+
+// section is the scope's section lessonID#anchor.
+func (r *checkRun) section(lessonID, anchor string) (Source, bool) {
+	for _, src := range r.sections {
+		if src.LessonID == lessonID && src.Anchor == anchor {
+			return src, true
+		}
+	}
+	return Source{}, false
+}
+
+// checkTitle names the check's thread in the lesson's language.
+func checkTitle(run *checkRun, review bool) string {
+	if review {
+		return checkText(run.state.Lang).reviewTitle
+	}
+	name := run.state.LessonTitle
+	if len(run.sections) == 1 && run.sections[0].Heading != "" {
+		name = run.sections[0].Heading
+	}
+	return checkText(run.state.Lang).title + name
+}

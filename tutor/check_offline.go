@@ -1,0 +1,319 @@
+package tutor
+
+import (
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"aula/models"
+)
+
+// checkQuestion is a question ready to ask: the item to store, the text
+// the thread shows, and the section it is about.
+type checkQuestion struct {
+	item models.CheckItem
+	text string
+	src  Source
+}
+
+// keyTermRE finds what a sentence teaches: code, bold text, a number or an acronym.
+var keyTermRE = regexp.MustCompile("`([^`]{2,40})`|\\*\\*([^*]{2,40})\\*\\*|\\b(\\d+(?:[.,]\\d+)*[A-Za-z]?)\\b|\\b([A-Z][A-Z0-9]{1,9})\\b")
+
+// blankCandidate is a sentence with a term that can be blanked out.
+type blankCandidate struct {
+	src      Source
+	sentence string // the sentence as written
+	blanked  string // with the term replaced by a blank
+	term     string // the term, bare
+}
+
+// blankCandidates lists, in reading order, every sentence of the sections
+// with one key term to blank out (one per sentence).
+func blankCandidates(sections []Source) []blankCandidate {
+	var out []blankCandidate
+	for _, src := range sections {
+		for _, l := range splitSentences(src.Text) {
+			if len(strings.Fields(l.text)) < 6 {
+				continue
+			}
+			if c, ok := blankOf(src, l.text); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// blankOf blanks the sentence's first key term that occurs in it once,
+// or else its longest word of six letters or more (a plain sentence
+// still names what it teaches).
+func blankOf(src Source, sentence string) (blankCandidate, bool) {
+	once := func(term string) bool {
+		return term != "" && strings.Count(" "+normalizeAnswer(sentence)+" ", " "+normalizeAnswer(term)+" ") == 1
+	}
+	for _, m := range keyTermRE.FindAllStringSubmatchIndex(sentence, -1) {
+		if term := bareTerm(sentence, m); once(term) {
+			return blankCandidate{src: src, sentence: sentence, blanked: sentence[:m[0]] + "_____" + sentence[m[1]:], term: term}, true
+		}
+	}
+	best := ""
+	for _, w := range strings.FieldsFunc(sentence, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if utf8.RuneCountInString(w) > utf8.RuneCountInString(best) && !offlineStopwords[foldAccents(strings.ToLower(w))] {
+			best = w
+		}
+	}
+	if utf8.RuneCountInString(best) < 6 || !once(best) || strings.Contains(sentence, "`") {
+		return blankCandidate{}, false
+	}
+	i := wordIndex(sentence, best)
+	if i < 0 {
+		return blankCandidate{}, false
+	}
+	return blankCandidate{src: src, sentence: sentence, blanked: sentence[:i] + "_____" + sentence[i+len(best):], term: best}, true
+}
+
+// wordIndex is where w stands in s as a whole word.
+func wordIndex(s, w string) int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(w):])
+		if !unicode.IsLetter(before) && !unicode.IsLetter(after) {
+			return i
+		}
+		from = i + len(w)
+	}
+}
+
+// bareTerm is the matched term without its markup; "" when it is too
+// short to ask about (a one-character value is guessed, not known).
+func bareTerm(s string, m []int) string {
+	for g := 1; g < len(m)/2; g++ {
+		if m[2*g] >= 0 {
+			t := strings.TrimSpace(s[m[2*g]:m[2*g+1]])
+			if utf8.RuneCountInString(normalizeAnswer(t)) < 2 {
+				return ""
+			}
+			return t
+		}
+	}
+	return ""
+}
+
+// offlineQuestion builds the check's question number pos from the
+// sections' text, skipping what it asked already: sections take turns,
+// and every other question offers a choice when the sections have other
+// terms to offer beside the right one.
+func offlineQuestion(run *checkRun, pos int) (checkQuestion, bool) {
+	cands := blankCandidates(run.sections)
+	asked := map[string]bool{}
+	for _, it := range run.state.Check.Items {
+		asked[normalizeAnswer(it.Expected)+"\x00"+it.Anchor] = true
+	}
+	var fresh []blankCandidate
+	for _, c := range cands {
+		if !asked[normalizeAnswer(c.term)+"\x00"+c.src.Anchor] {
+			fresh = append(fresh, c)
+		}
+	}
+	if len(fresh) == 0 {
+		return checkQuestion{}, false
+	}
+	turn := run.sections[(pos-1)%len(run.sections)]
+	pick := fresh[0]
+	for _, c := range fresh {
+		if c.src.LessonID == turn.LessonID && c.src.Anchor == turn.Anchor {
+			pick = c
+			break
+		}
+	}
+	tx := checkText(run.state.Lang)
+	item := models.CheckItem{LessonID: pick.src.LessonID, Anchor: pick.src.Anchor, SectionHash: pick.src.Hash,
+		Kind: models.KindBlank, Expected: pick.term}
+	heading := sectionName(pick.src)
+	if choices := distractors(cands, pick.term); pos%2 == 0 && len(choices) >= 2 {
+		item.Kind = models.KindChoice
+		item.Choices = append(choices, pick.term)
+		slices.SortFunc(item.Choices, func(a, b string) int { return int(termHash(a)) - int(termHash(b)) })
+		item.Question = fmt.Sprintf(tx.choice, heading, pick.blanked)
+	} else {
+		item.Question = fmt.Sprintf(tx.blank, heading, pick.blanked)
+	}
+	return checkQuestion{item: item, text: questionText(item), src: pick.src}, true
+}
+
+// distractors are up to three other terms of the sections, told apart
+// from the right one after normalising.
+func distractors(cands []blankCandidate, term string) []string {
+	seen := map[string]bool{normalizeAnswer(term): true}
+	var out []string
+	for _, c := range cands {
+		n := normalizeAnswer(c.term)
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		out = append(out, c.term)
+	}
+	slices.SortFunc(out, func(a, b string) int { return int(termHash(a+term)) - int(termHash(b+term)) })
+	return out[:min(len(out), 3)]
+}
+
+func termHash(s string) uint16 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return uint16(h.Sum32())
+}
+
+// questionText is a question as the thread shows it: choices listed under it.
+func questionText(it models.CheckItem) string {
+	var b strings.Builder
+	b.WriteString(it.Question)
+	for _, c := range it.Choices {
+		fmt.Fprintf(&b, "\n- %s", c)
+	}
+	return b.String()
+}
+
+// sectionName is how feedback names a section: its heading, or the
+// lesson's title for the text before the first heading.
+func sectionName(src Source) string {
+	if src.Heading != "" {
+		return src.Heading
+	}
+	return src.Title
+}
+
+// sectionLink is the § link to a section, like the ones answers cite.
+func sectionLink(src Source) string {
+	return "[§ " + strings.NewReplacer("[", "", "]", "").Replace(sectionName(src)) + "](#" + src.Anchor + ")"
+}
+
+// normalizeAnswer folds what should not change a grade: case, accents,
+// markup, punctuation and spacing.
+func normalizeAnswer(s string) string {
+	s = foldAccents(strings.ToLower(s))
+	fields := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.Join(fields, " ")
+}
+
+// matchAnswer grades an answer against the expected term: the term (or
+// the answer containing it in a few words) with a small typo is correct;
+// half of a term of several words (not a value) is partly.
+func matchAnswer(answer, expected string) string {
+	a, e := normalizeAnswer(answer), normalizeAnswer(expected)
+	if e == "" || a == "" {
+		return models.VerdictNotYet
+	}
+	aw, ew := strings.Fields(a), strings.Fields(e)
+	if closeEnough(a, e) || closeEnough(strings.ReplaceAll(a, " ", ""), strings.ReplaceAll(e, " ", "")) {
+		return models.VerdictCorrect
+	}
+	if len(aw) <= len(ew)+3 && strings.Contains(" "+a+" ", " "+e+" ") {
+		return models.VerdictCorrect
+	}
+	if len(ew) > 1 && !strings.ContainsFunc(e, unicode.IsDigit) { // half a value is another value
+		hit := 0
+		for _, w := range ew {
+			if slices.ContainsFunc(aw, func(x string) bool { return closeEnough(x, w) }) {
+				hit++
+			}
+		}
+		if hit*2 >= len(ew) && len(aw) <= len(ew)+3 {
+			return models.VerdictPartly
+		}
+	}
+	return models.VerdictNotYet
+}
+
+// closeEnough allows one typo in five letters or more, two from nine;
+// short terms and numbers must be exact (one digit off is another value).
+func closeEnough(a, b string) bool {
+	if a == b {
+		return true
+	}
+	n := utf8.RuneCountInString(b)
+	if n < 5 || strings.ContainsFunc(b, unicode.IsDigit) {
+		return false
+	}
+	allowed := 1
+	if n >= 9 {
+		allowed = 2
+	}
+	return editDistance(a, b, allowed) <= allowed
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit+1 once it is over limit.
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// matchChoice grades a choice: the answer must be the right one of the
+// choices; text that is none of them is matched like a blank.
+func matchChoice(answer string, it *models.CheckItem) string {
+	a := normalizeAnswer(answer)
+	for _, c := range it.Choices {
+		if normalizeAnswer(c) == a {
+			if c == it.Expected || normalizeAnswer(c) == normalizeAnswer(it.Expected) {
+				return models.VerdictCorrect
+			}
+			return models.VerdictNotYet
+		}
+	}
+	return matchAnswer(answer, it.Expected)
+}
+
+// offlineFeedback is the feedback on a verdict the matcher gave, citing the section.
+func offlineFeedback(lang, verdict string, it *models.CheckItem, src Source) string {
+	tx := checkText(lang)
+	switch verdict {
+	case models.VerdictCorrect:
+		return fmt.Sprintf(tx.correct, it.Expected, sectionLink(src))
+	case models.VerdictPartly:
+		return fmt.Sprintf(tx.partly, it.Expected, sectionLink(src))
+	}
+	return fmt.Sprintf(tx.notYet, it.Expected, sectionLink(src))
+}
+
+// offlineHint helps with a second try without giving the answer away.
+func offlineHint(lang string, it *models.CheckItem, answer string, src Source) string {
+	tx := checkText(lang)
+	if it.Kind == models.KindChoice {
+		return fmt.Sprintf(tx.hintChoice, answer, sectionLink(src))
+	}
+	first, _ := utf8.DecodeRuneInString(it.Expected)
+	return fmt.Sprintf(tx.hintBlank, string(first), utf8.RuneCountInString(it.Expected), sectionLink(src))
+}
