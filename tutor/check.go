@@ -2,6 +2,8 @@ package tutor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -255,10 +257,12 @@ func (s *Service) resolveScope(ctx context.Context, sc CheckScope) (*checkRun, e
 		}
 		refs = []models.SectionRef{{LessonID: sc.LessonID, Anchor: sc.Anchor}}
 	}
+	whole := len(sc.Sections) == 0 && sc.Anchor == ""
 	run := &checkRun{state: &CheckState{Headings: map[string]string{}}}
 	lessons := map[string][]Source{}
+	taken := map[string]bool{}
 	for _, ref := range refs {
-		chunks, ok := lessons[ref.LessonID]
+		secs, ok := lessons[ref.LessonID]
 		if !ok {
 			l, err := s.retr.content.Lesson(ctx, ref.LessonID)
 			if err != nil {
@@ -267,24 +271,42 @@ func (s *Service) resolveScope(ctx context.Context, sc CheckScope) (*checkRun, e
 			if run.state.Lang == "" {
 				run.state.Lang, run.state.LessonTitle = l.Language, l.Title
 			}
-			if chunks, err = s.retr.LessonChunks(ctx, ref.LessonID); err != nil {
+			chunks, err := s.retr.LessonChunks(ctx, ref.LessonID)
+			if err != nil {
 				return nil, err
 			}
-			lessons[ref.LessonID] = chunks
+			secs = mergeSections(chunks)
+			lessons[ref.LessonID] = secs
 		}
-		before := len(run.sections)
-		for _, ch := range chunks {
-			// A lesson scope without an anchor takes every section.
-			if ch.Anchor == ref.Anchor || (len(sc.Sections) == 0 && sc.Anchor == "") {
-				run.sections = append(run.sections, ch)
-				run.state.Headings[models.SectionKey(ch.LessonID, ch.Anchor)] = ch.Heading
+		found := false
+		for _, sec := range secs {
+			key := models.SectionKey(sec.LessonID, sec.Anchor)
+			if (whole || sec.Anchor == ref.Anchor) && !taken[key] {
+				taken[key], found = true, true
+				run.sections = append(run.sections, sec)
+				run.state.Headings[key] = sectionName(sec)
 			}
 		}
-		if len(run.sections) == before {
+		if !found && !taken[models.SectionKey(ref.LessonID, ref.Anchor)] {
 			return nil, models.ErrNotFound
 		}
 	}
 	return run, nil
+}
+
+// mergeSections joins the chunks a long section was cut into: a check
+// asks about, and grades against, the whole section.
+func mergeSections(chunks []Source) []Source {
+	var out []Source
+	for _, ch := range chunks {
+		if n := len(out); n > 0 && out[n-1].Anchor == ch.Anchor {
+			out[n-1].Text += "\n\n" + ch.Text
+			out[n-1].Hash = hashText(out[n-1].Hash + ch.Hash)
+			continue
+		}
+		out = append(out, ch)
+	}
+	return out
 }
 
 // section is the scope's section lessonID#anchor.
@@ -307,4 +329,11 @@ func checkTitle(run *checkRun, review bool) string {
 		name = run.sections[0].Heading
 	}
 	return checkText(run.state.Lang).title + name
+}
+
+// hashText is the hash of a section cut into several chunks: one value
+// that changes when any of them does.
+func hashText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

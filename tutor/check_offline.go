@@ -192,9 +192,14 @@ func sectionName(src Source) string {
 	return src.Title
 }
 
-// sectionLink is the § link to a section, like the ones answers cite.
+// sectionLink is the § link to a section, like the ones answers cite;
+// the text before the first heading is the top of the lesson.
 func sectionLink(src Source) string {
-	return "[§ " + strings.NewReplacer("[", "", "]", "").Replace(sectionName(src)) + "](#" + src.Anchor + ")"
+	anchor := src.Anchor
+	if anchor == "" {
+		anchor = "lesson"
+	}
+	return "[§ " + strings.NewReplacer("[", "", "]", "").Replace(sectionName(src)) + "](#" + anchor + ")"
 }
 
 // normalizeAnswer folds what should not change a grade: case, accents,
