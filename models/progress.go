@@ -71,6 +71,16 @@ func (m ProgressMap) Path(p Path) ProgressTotals {
 // LessonState is what the lesson page shows of the student's progress on it.
 type LessonState struct {
 	Read bool
+	// Sections is the student's state on each section checked, by anchor
+	// (the intro, before the first heading, is "").
+	Sections map[string]SectionState
+}
+
+// SectionState is a student's standing on one section they were checked on.
+type SectionState struct {
+	Mastered bool
+	// Due reports whether the section is due for review.
+	Due bool
 }
 
 // Resume is what /learn and /dashboard offer to go on with: the lesson
@@ -96,12 +106,17 @@ func NewProgress(db *gorm.DB) *Progress { return &Progress{db: db} }
 // pathID (0: of every path) in one statement, whatever the number of lessons.
 func (s *Progress) Lessons(ctx context.Context, userID string, pathID int64) (ProgressMap, error) {
 	var rows []LessonProgress
+	// Mastery of a section the lesson no longer has (edited away) does not count.
 	err := conn(ctx, s.db).Raw(`SELECT l.id AS lesson_id, r.user_id IS NOT NULL AS read,
-			coalesce(c.sections, 0) AS sections
+			coalesce(c.sections, 0) AS sections, coalesce(sm.checked, 0) AS checked, coalesce(sm.mastered, 0) AS mastered
 		FROM lessons l JOIN modules m ON m.id = l.module_id
 		LEFT JOIN lesson_reads r ON r.user_id = @user AND r.lesson_id = l.id
 		LEFT JOIN (SELECT lesson_id, count(DISTINCT anchor) AS sections FROM lesson_chunks GROUP BY lesson_id) c
 			ON c.lesson_id = l.id
+		LEFT JOIN (SELECT sm.lesson_id, count(*) AS checked, count(sm.mastered_at) AS mastered
+				FROM section_mastery sm
+				WHERE sm.user_id = @user AND `+sectionExists+`
+				GROUP BY sm.lesson_id) sm ON sm.lesson_id = l.id
 		WHERE @path = 0 OR m.path_id = @path`,
 		map[string]any{"user": userID, "path": pathID}).Scan(&rows).Error
 	if err != nil {
@@ -114,20 +129,54 @@ func (s *Progress) Lessons(ctx context.Context, userID string, pathID int64) (Pr
 	return out, nil
 }
 
+// sectionExists keeps the section_mastery rows (aliased sm) of sections
+// the lesson still has.
+const sectionExists = `EXISTS (SELECT 1 FROM lesson_chunks c WHERE c.lesson_id = sm.lesson_id AND c.anchor = sm.anchor)`
+
 // VisitLesson records that the student opened the lesson at now (the one
-// "Continue where you left off" offers) and returns their state on it, in
-// one statement: the lesson page's whole cost of progress.
+// "Continue where you left off" offers) and returns their state on it and
+// on each of its sections at now, in one statement: the lesson page's
+// whole cost of progress.
 func (s *Progress) VisitLesson(ctx context.Context, userID, lessonID string, now time.Time) (*LessonState, error) {
-	var st LessonState
+	// One row per section checked (or one row not Checked), each
+	// carrying whether the lesson is read. The intro's anchor is "".
+	var rows []struct {
+		Read, Checked bool
+		Anchor        string
+		Mastered, Due bool
+	}
 	err := conn(ctx, s.db).Raw(`WITH visit AS (
 			INSERT INTO lesson_visits (user_id, lesson_id, visited_at) VALUES (@user, @lesson, @now)
 			ON CONFLICT (user_id) DO UPDATE SET lesson_id = excluded.lesson_id, visited_at = excluded.visited_at)
-		SELECT EXISTS (SELECT 1 FROM lesson_reads WHERE user_id = @user AND lesson_id = @lesson) AS read`,
-		map[string]any{"user": userID, "lesson": lessonID, "now": now}).Scan(&st).Error
+		SELECT EXISTS (SELECT 1 FROM lesson_reads WHERE user_id = @user AND lesson_id = @lesson) AS read,
+			sm.user_id IS NOT NULL AS checked, coalesce(sm.anchor, '') AS anchor, sm.mastered_at IS NOT NULL AS mastered, coalesce(sm.due_at <= @now, false) AS due
+		FROM (SELECT 1) one
+		LEFT JOIN section_mastery sm ON sm.user_id = @user AND sm.lesson_id = @lesson`,
+		map[string]any{"user": userID, "lesson": lessonID, "now": now}).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("visit lesson: %w", err)
 	}
-	return &st, nil
+	st := &LessonState{Sections: map[string]SectionState{}}
+	for _, r := range rows {
+		st.Read = r.Read
+		if r.Checked {
+			st.Sections[r.Anchor] = SectionState{Mastered: r.Mastered, Due: r.Due}
+		}
+	}
+	return st, nil
+}
+
+// Due returns up to limit of the student's sections due for review at
+// now, the longest due first, in one statement.
+func (s *Progress) Due(ctx context.Context, userID string, now time.Time, limit int) ([]SectionRef, error) {
+	var out []SectionRef
+	err := conn(ctx, s.db).Raw(`SELECT sm.lesson_id, sm.anchor FROM section_mastery sm
+		WHERE sm.user_id = ? AND sm.due_at <= ? AND `+sectionExists+`
+		ORDER BY sm.due_at, sm.lesson_id, sm.anchor LIMIT ?`, userID, now, limit).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("sections due: %w", err)
+	}
+	return out, nil
 }
 
 // MarkRead records that the student read the lesson with that id in the
@@ -158,7 +207,7 @@ func (s *Progress) Resume(ctx context.Context, userID string, now time.Time) (*R
 			coalesce(p.slug, '') AS path_slug, coalesce(p.title, '') AS path_title,
 			coalesce(l.language, '') AS language,
 			EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = @user AND r.lesson_id = l.id) AS read,
-			0 AS due
+			(SELECT count(*) FROM section_mastery sm WHERE sm.user_id = @user AND sm.due_at <= @now AND `+sectionExists+`) AS due
 		FROM (SELECT 1) one
 		LEFT JOIN lesson_visits v ON v.user_id = @user
 		LEFT JOIN lessons l ON l.id = v.lesson_id

@@ -3,6 +3,7 @@ package models_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func progressContent(t *testing.T, db *pgtest.DB) {
 		('l1', 1, 'VLANs', 1, 'en', 'x', 'h'), ('l2', 1, 'Trunks', 2, 'en', 'x', 'h'),
 		('l3', 2, 'Subnets', 1, 'en', 'x', 'h'), ('g1', 3, 'Variables', 1, 'en', 'x', 'h')`)
 	f.exec(`INSERT INTO lesson_chunks (lesson_id, position, heading, anchor, text, hash) VALUES
-		('l1', 0, 'VLANs', 'intro', 't', 'a'), ('l1', 1, 'VLANs', 'vlans', 't', 'b'), ('l1', 2, 'VLANs', 'vlans', 't', 'c'),
+		('l1', 0, 'VLANs', '', 't', 'a'), ('l1', 1, 'VLANs', 'vlans', 't', 'b'), ('l1', 2, 'VLANs', 'vlans', 't', 'c'),
 		('l1', 3, 'Tags', 'tags', 't', 'd'),
 		('l2', 0, 'Trunks', 'intro', 't', 'e'), ('l2', 1, 'Native', 'native', 't', 'f'),
 		('l3', 0, 'Subnets', 'intro', 't', 'g'),
@@ -46,6 +47,16 @@ func TestProgressFiguresPerPath(t *testing.T) {
 			t.Fatalf("mark %s read: %v", r.lesson, err)
 		}
 	}
+	// Mastery as grading leaves it: ana checked l1's intro (anchor "", mastered),
+	// vlans and tags (tags due), l3's intro and a section l3 no longer has
+	// (not counted); bob mastered g1's zero.
+	f.exec(`INSERT INTO section_mastery (user_id, lesson_id, anchor, streak, mastered_at, last_checked_at, due_at) VALUES
+		(?, 'l1', '', 2, ?, ?, ?), (?, 'l1', 'vlans', 1, NULL, ?, ?), (?, 'l1', 'tags', 0, NULL, ?, ?),
+		(?, 'l3', 'intro', 0, NULL, ?, ?), (?, 'l3', 'gone', 0, NULL, ?, ?),
+		(?, 'g1', 'zero', 2, ?, ?, ?)`,
+		ana, now, now, now.AddDate(0, 0, 3), ana, now, now.AddDate(0, 0, 1), ana, now, now.Add(-time.Hour),
+		ana, now, now, ana, now, now.Add(-time.Hour),
+		bob, now, now, now.Add(-time.Hour))
 	var rows int
 	db.Raw(`SELECT count(*) FROM lesson_reads`).Row().Scan(&rows)
 	if rows != 4 {
@@ -64,13 +75,15 @@ func TestProgressFiguresPerPath(t *testing.T) {
 		module map[string]models.ProgressTotals // by module slug
 	}{
 		{"ana, every path", ana, 0,
-			map[string]models.ProgressTotals{"net": {Lessons: 3, Read: 2, Sections: 6}, "go": {Lessons: 1, Sections: 2}},
-			map[string]models.ProgressTotals{"sw": {Lessons: 2, Read: 1, Sections: 5}, "rt": {Lessons: 1, Read: 1, Sections: 1}}},
+			map[string]models.ProgressTotals{"net": {Lessons: 3, Read: 2, Sections: 6, Checked: 4, Mastered: 1}, "go": {Lessons: 1, Sections: 2}},
+			map[string]models.ProgressTotals{"sw": {Lessons: 2, Read: 1, Sections: 5, Checked: 3, Mastered: 1}, "rt": {Lessons: 1, Read: 1, Sections: 1, Checked: 1}}},
 		{"bob, every path", bob, 0,
-			map[string]models.ProgressTotals{"net": {Lessons: 3, Read: 1, Sections: 6}, "go": {Lessons: 1, Read: 1, Sections: 2}},
+			map[string]models.ProgressTotals{"net": {Lessons: 3, Read: 1, Sections: 6}, "go": {Lessons: 1, Read: 1, Sections: 2, Checked: 1, Mastered: 1}},
 			map[string]models.ProgressTotals{"sw": {Lessons: 2, Read: 1, Sections: 5}, "rt": {Lessons: 1, Sections: 1}}},
 		{"ana, the go path alone", ana, 2,
 			map[string]models.ProgressTotals{"go": {Lessons: 1, Sections: 2}}, nil},
+		{"bob, the net path alone", bob, 1,
+			map[string]models.ProgressTotals{"net": {Lessons: 3, Read: 1, Sections: 6}}, nil},
 		{"someone without a row", f.user(models.PlanFree), 1,
 			map[string]models.ProgressTotals{"net": {Lessons: 3, Sections: 6}}, nil},
 	}
@@ -95,6 +108,33 @@ func TestProgressFiguresPerPath(t *testing.T) {
 				}
 			}
 		})
+	}
+
+	for _, tt := range []struct {
+		user string
+		want []models.SectionRef
+	}{
+		{ana, []models.SectionRef{{LessonID: "l1", Anchor: "tags"}, {LessonID: "l3", Anchor: "intro"}}},
+		{bob, []models.SectionRef{{LessonID: "g1", Anchor: "zero"}}},
+	} {
+		due, err := p.Due(ctx, tt.user, now, 10)
+		if err != nil || !reflect.DeepEqual(due, tt.want) {
+			t.Errorf("due: %v %v, want %v", due, err, tt.want)
+		}
+		if r, err := p.Resume(ctx, tt.user, now); err != nil || r.Due != len(tt.want) {
+			t.Errorf("resume counts %d due (%v), want %d", r.Due, err, len(tt.want))
+		}
+	}
+	if due, _ := p.Due(ctx, ana, now, 1); len(due) != 1 || due[0].Anchor != "tags" {
+		t.Errorf("due with a limit of 1: %v", due)
+	}
+	st, err := p.VisitLesson(ctx, ana, "l1", now)
+	wantSections := map[string]models.SectionState{"": {Mastered: true}, "vlans": {}, "tags": {Due: true}}
+	if err != nil || !st.Read || !reflect.DeepEqual(st.Sections, wantSections) {
+		t.Errorf("ana on l1: %+v %v, want read and %v", st, err, wantSections)
+	}
+	if st, err := p.VisitLesson(ctx, bob, "l1", now); err != nil || len(st.Sections) != 0 || st.Read {
+		t.Errorf("bob on l1: %+v %v, want nothing of ana's", st, err)
 	}
 
 	if err := p.MarkRead(ctx, ana, "go", "l1", now); !errors.Is(err, models.ErrNotFound) {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"aula/internal/apptest"
 	"aula/internal/webtest"
@@ -194,5 +195,72 @@ func TestProgressPagesStatementsDoNotGrowWithLessons(t *testing.T) {
 	}
 	if got := c.Get("/learn/go-basics").Text("#progress-go-basics .progress-read"); got != "34 of 103 lessons read" {
 		t.Errorf("after the reads: %q", got)
+	}
+}
+
+// The lesson page marks each section the student was checked on, under
+// its heading, in words: mastered, due for review, or checked; another
+// student's lesson shows none of it.
+func TestLessonMarksSectionsMasteredOrDue(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	s := apptest.New(t, at(now))
+	ana := s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	s.User(t, "bob@example.com", "pass-phrase-1", "FREE")
+	for _, m := range []struct {
+		anchor   string
+		mastered bool
+		due      time.Time
+	}{
+		{"", false, now.AddDate(0, 0, 1)},                            // the intro, checked
+		{"access-ports-and-trunk-ports", true, now.AddDate(0, 0, 3)}, // mastered
+		{"vlans-and-ip-subnets", false, now.Add(-time.Hour)},         // due
+		{"summary-of-key-terms", true, now.Add(-time.Minute)},        // mastered and due again
+	} {
+		var mastered *time.Time
+		if m.mastered {
+			mastered = &now
+		}
+		if err := s.DB.Exec(`INSERT INTO section_mastery (user_id, lesson_id, anchor, mastered_at, last_checked_at, due_at)
+			VALUES (?, 'vlan-basics', ?, ?, ?, ?)`, ana.ID, m.anchor, mastered, now, m.due).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		lang, anchor, want string
+	}{
+		{"en", "", "Checked"},
+		{"en", "access-ports-and-trunk-ports", "Mastered ✓"},
+		{"en", "vlans-and-ip-subnets", "Due for review"},
+		{"en", "summary-of-key-terms", "Mastered ✓ Due for review"},
+		{"es", "vlans-and-ip-subnets", "Toca repasar"},
+		{"es", "access-ports-and-trunk-ports", "Dominada ✓"},
+	}
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
+	for _, tt := range tests {
+		t.Run(tt.lang+"/"+tt.anchor, func(t *testing.T) {
+			c.Lang = tt.lang
+			p := c.Get("/learn/networking/vlan-basics")
+			st := p.Doc.Find(fmt.Sprintf(`.section-state[data-section=%q]`, tt.anchor))
+			if got := strings.Join(strings.Fields(st.Text()), " "); got != tt.want {
+				t.Errorf("section %q: %q, want %q", tt.anchor, got, tt.want)
+			}
+			if tt.anchor != "" && st.Prev().AttrOr("id", "") != tt.anchor {
+				t.Errorf("section %q: the state follows %q, not its heading", tt.anchor, st.Prev().AttrOr("id", ""))
+			}
+		})
+	}
+	if n := c.Get("/learn/networking/vlan-basics").Doc.Find(".section-state").Length(); n != 4 {
+		t.Errorf("%d section states, want the 4 checked", n)
+	}
+	var sections int
+	s.DB.Raw(`SELECT count(DISTINCT (c.lesson_id, c.anchor)) FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id
+		JOIN modules m ON m.id = l.module_id JOIN paths p ON p.id = m.path_id WHERE p.slug = 'networking'`).Row().Scan(&sections)
+	c.Lang = "en"
+	if got, want := c.Get("/learn").Text("#progress-networking .progress-sections"), fmt.Sprintf("4 of %d sections checked, 2 mastered", sections); got != want {
+		t.Errorf("the catalog says %q, want %q", got, want)
+	}
+	bob := s.SignIn(t, "bob@example.com", "pass-phrase-1")
+	if n := bob.Get("/learn/networking/vlan-basics").Doc.Find(".section-state").Length(); n != 0 {
+		t.Errorf("bob sees %d of ana's section states", n)
 	}
 }
