@@ -20,6 +20,22 @@ type Export struct {
 	PlanChanges   []ExportPlanChange   `json:"planChanges"`
 	APITokens     []ExportToken        `json:"apiTokens"`
 	Sessions      []ExportSession      `json:"sessions"`
+	// LessonsRead and LessonVisits are the student's progress: the lessons
+	// read and the one opened last.
+	LessonsRead  []ExportLessonRead  `json:"lessonsRead"`
+	LessonVisits []ExportLessonVisit `json:"lessonVisits"`
+}
+
+// ExportLessonRead is a lesson the student read, and when.
+type ExportLessonRead struct {
+	LessonID string    `json:"lessonId"`
+	ReadAt   time.Time `json:"readAt"`
+}
+
+// ExportLessonVisit is the lesson the student opened last, and when.
+type ExportLessonVisit struct {
+	LessonID  string    `json:"lessonId"`
+	VisitedAt time.Time `json:"visitedAt"`
 }
 
 // ExportAccount is the account row.
@@ -205,6 +221,7 @@ func exportContextTurns(tx *gorm.DB, userID string) (map[string][]ExportContextT
 // exportAccountRows fills usage, plan changes, tokens and sessions.
 func exportAccountRows(tx *gorm.DB, userID string, out *Export) error {
 	out.Usage, out.PlanChanges, out.APITokens, out.Sessions = []ExportUsage{}, []ExportPlanChange{}, []ExportToken{}, []ExportSession{}
+	out.LessonsRead, out.LessonVisits = []ExportLessonRead{}, []ExportLessonVisit{}
 	queries := []struct {
 		sql  string
 		dest any
@@ -214,6 +231,8 @@ func exportAccountRows(tx *gorm.DB, userID string, out *Export) error {
 		{`SELECT name, created_at, last_used_at, revoked_at FROM api_tokens WHERE user_id = ? ORDER BY created_at`, &out.APITokens},
 		{`SELECT user_agent, address, created_at, last_seen_at FROM sessions WHERE user_id = ? AND expires_at > now()
 			ORDER BY created_at`, &out.Sessions},
+		{`SELECT lesson_id, read_at FROM lesson_reads WHERE user_id = ? ORDER BY read_at, lesson_id`, &out.LessonsRead},
+		{`SELECT lesson_id, visited_at FROM lesson_visits WHERE user_id = ?`, &out.LessonVisits},
 	}
 	for _, q := range queries {
 		if err := tx.Raw(q.sql, userID).Scan(q.dest).Error; err != nil {

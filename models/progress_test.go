@@ -179,6 +179,11 @@ func TestProgressVisitAndResume(t *testing.T) {
 	if visits != 2 {
 		t.Errorf("%d lesson_visits rows, want one per student (2)", visits)
 	}
+	exp, err := models.NewUsers(db.DB).Export(ctx, ana, now)
+	if err != nil || len(exp.LessonsRead) != 1 || exp.LessonsRead[0].LessonID != "l3" ||
+		len(exp.LessonVisits) != 1 || exp.LessonVisits[0].LessonID != "l3" {
+		t.Errorf("ana's export: reads %v visits %v (%v), want l3 read and visited last", exp.LessonsRead, exp.LessonVisits, err)
+	}
 	for _, tt := range []struct {
 		user string
 		want models.Resume
