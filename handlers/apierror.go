@@ -53,6 +53,8 @@ const (
 	CodeInvalidText    = "INVALID_TEXT"
 	CodeCheckFinished  = "CHECK_FINISHED"
 	CodeUngraded       = "NOT_GRADED"
+	CodeInvalidPassage = "INVALID_PASSAGE"
+	CodePassageTooLong = "PASSAGE_TOO_LONG"
 )
 
 // The refusals every token-authenticated door shares.

@@ -30,6 +30,9 @@ var Refusals = map[tutor.Reason]RefusalAnswer{
 	tutor.RefusedAnswerTooLong: {http.StatusUnprocessableEntity, "check.err.too_long", CodeTooLong},
 	tutor.RefusedCheckFinished: {http.StatusConflict, "check.err.finished", CodeCheckFinished},
 	tutor.RefusedUngraded:      {http.StatusServiceUnavailable, "check.err.ungraded", CodeUngraded},
+
+	tutor.RefusedPassage:        {http.StatusUnprocessableEntity, "ask.err.passage", CodeInvalidPassage},
+	tutor.RefusedPassageTooLong: {http.StatusUnprocessableEntity, "ask.err.passage_long", CodePassageTooLong},
 }
 
 // Refused reports whether err is the tutor refusing a question, with the
@@ -47,7 +50,7 @@ func Refused(err error) (*tutor.Refusal, RefusalAnswer, bool) {
 func RefusalMessage(lang string, r *tutor.Refusal, date func(time.Time) string) string {
 	var args []any
 	switch r.Reason {
-	case tutor.RefusedTooLong, tutor.RefusedAnswerTooLong:
+	case tutor.RefusedTooLong, tutor.RefusedAnswerTooLong, tutor.RefusedPassageTooLong:
 		args = []any{r.Chars}
 	case tutor.RefusedQuota:
 		args = []any{r.Quota.Limit, date(r.Quota.ResetAt)}

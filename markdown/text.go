@@ -10,8 +10,16 @@ import (
 // rendered HTML, without Markdown punctuation (**, #, backticks) or tags,
 // blocks separated by a space and runs of white space collapsed. Screen
 // readers read it from the page's live region.
-func AnswerText(src string) string {
-	z := html.NewTokenizer(strings.NewReader(RenderAnswer(src)))
+func AnswerText(src string) string { return htmlText(RenderAnswer(src)) }
+
+// LessonText is the text a reader sees of lesson Markdown, the same way
+// (what a student selects on the page), without touching the page cache:
+// the tutor compares a selected passage with it.
+func LessonText(src string) string { return htmlText(convertLesson(lessonMD, src, SectionLinks{})) }
+
+// htmlText is the text of sanitized HTML, blocks separated by a space.
+func htmlText(doc string) string {
+	z := html.NewTokenizer(strings.NewReader(doc))
 	var b strings.Builder
 	for {
 		switch z.Next() {

@@ -122,6 +122,9 @@ type TurnInput struct {
 	AssistantID string
 	Now         time.Time
 	Attachment  *AttachmentInput
+	// Metadata is the question's own record (the passage it asks about);
+	// empty is {}.
+	Metadata JSON
 	// Lease is the generating instance's claim on the answer; a zero
 	// Lease still expires (after DefaultLeaseTTL) so no answer can stay
 	// streaming forever.
@@ -184,21 +187,24 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 			return err
 		}
 		t.QuotaPeriod = period
+		if len(in.Metadata) == 0 {
+			in.Metadata = JSON("{}")
+		}
 		t.User = Message{ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
-			Content: in.Content, Status: StatusComplete, Metadata: JSON("{}"), CreatedAt: in.Now, CompletedAt: &in.Now}
+			Content: in.Content, Status: StatusComplete, Metadata: in.Metadata, CreatedAt: in.Now, CompletedAt: &in.Now}
 		t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,
 			Role: RoleAssistant, Status: StatusStreaming, Metadata: JSON("{}"), QuotaPeriod: &period, CreatedAt: in.Now}
 		// The question and its pending answer, in one statement.
 		if err := tx.Raw(`WITH q AS (
-				INSERT INTO messages (conversation_id, user_id, seq, role, content, status, created_at, completed_at)
-				VALUES (?, ?, ?, 'user', ?, 'complete', ?, ?) RETURNING id
+				INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
+				VALUES (?, ?, ?, 'user', ?, 'complete', ?, ?, ?) RETURNING id
 			), a AS (
 				INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
 					lease_owner, lease_until)
 				VALUES (?, ?, ?, ?, 'assistant', 'streaming', ?, ?, ?, now() + ? * interval '1 millisecond') RETURNING id
 			)
 			SELECT q.id FROM q, a`,
-			c.ID, in.UserID, t.User.Seq, in.Content, in.Now, in.Now,
+			c.ID, in.UserID, t.User.Seq, in.Content, in.Metadata, in.Now, in.Now,
 			in.AssistantID, c.ID, in.UserID, t.Assistant.Seq, period, in.Now, in.Lease.owner(), in.Lease.ttlMs()).
 			Row().Scan(&t.User.ID); err != nil {
 			return fmt.Errorf("insert question and answer: %w", err)

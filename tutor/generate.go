@@ -20,6 +20,7 @@ type job struct {
 	plain     string // the student's text alone (language, retrieval)
 	beforeSeq int    // history ends before the question's seq
 	lang      string
+	passage   *Passage // the lesson passage asked about, nil if none
 	start     time.Time
 }
 

@@ -34,10 +34,13 @@ type Guide struct {
 
 // PromptInput is everything the system prompt is built from.
 type PromptInput struct {
-	Mode    string
-	Style   string
-	Lang    string
-	Lesson  *Lesson  // lesson mode
+	Mode   string
+	Style  string
+	Lang   string
+	Lesson *Lesson // lesson mode
+	// Passage is the lesson's passage the question is about (lesson mode;
+	// nil none): it goes first, and its section leads the sources.
+	Passage *Passage
 	Sources []Source // retrieved chunks, best first
 	Guide   Guide
 	Budget  int // lesson characters; 0 means DefaultLessonBudget
@@ -79,7 +82,12 @@ func BuildPrompt(in PromptInput) Prompt {
 
 	switch {
 	case in.Mode == models.ModeLesson && in.Lesson != nil:
-		p.Sources, p.LessonWhole = writeLesson(&b, in.Lesson, in.Sources, budget)
+		hits := in.Sources
+		if in.Passage != nil {
+			writePassage(&b, in.Passage)
+			hits = withPassageSection(in.Lesson, in.Passage, hits)
+		}
+		p.Sources, p.LessonWhole = writeLesson(&b, in.Lesson, hits, budget)
 		var related []Source
 		for _, s := range in.Sources {
 			if s.LessonID != in.Lesson.ID {

@@ -36,8 +36,11 @@ type Receipt struct {
 	Mode        string        `json:"mode"`
 	LessonID    string        `json:"lessonId,omitempty"`
 	LessonWhole bool          `json:"lessonWhole,omitempty"`
-	Truncated   bool          `json:"truncated,omitempty"`
-	Error       string        `json:"error,omitempty"`
+	// Passage is the section of the passage the question was about (it is
+	// also among Citations, cited): nil for a question about no passage.
+	Passage   *Citation `json:"passage,omitempty"`
+	Truncated bool      `json:"truncated,omitempty"`
+	Error     string    `json:"error,omitempty"`
 }
 
 // ParseReceipt decodes an answer's metadata; an empty or foreign value gives a zero Receipt.
@@ -66,7 +69,8 @@ func markCited(cits []Citation, src []Source, answer string) {
 	lower := strings.ToLower(answer)
 	for i := range cits {
 		c := &cits[i]
-		c.Cited = c.Anchor != "" && strings.Contains(answer, "#"+c.Anchor+")")
+		// Already cited: the section of the passage the question was about.
+		c.Cited = c.Cited || c.Anchor != "" && strings.Contains(answer, "#"+c.Anchor+")")
 		if c.Cited || i >= len(src) {
 			continue
 		}

@@ -25,6 +25,11 @@ const (
 	RefusedAnswerTooLong Reason = "answer_too_long" // a check answer over Max characters
 	RefusedCheckFinished Reason = "check_finished"  // an answer to a check that has ended
 	RefusedUngraded      Reason = "ungraded"        // the quiz model gave no usable verdict
+
+	// RefusedPassage: the selected passage is not text of the thread's lesson.
+	RefusedPassage Reason = "passage"
+	// RefusedPassageTooLong: the passage has Chars over Max characters.
+	RefusedPassageTooLong Reason = "passage_too_long"
 )
 
 // Refusal is a question the engine will not take, with what the student
@@ -44,6 +49,8 @@ func (r *Refusal) Error() string {
 		return fmt.Sprintf("the question has %d characters; the limit is %d", r.Chars, r.Max)
 	case RefusedAnswerTooLong:
 		return fmt.Sprintf("the answer has %d characters; the limit is %d", r.Chars, r.Max)
+	case RefusedPassageTooLong:
+		return fmt.Sprintf("the passage has %d characters; the limit is %d", r.Chars, r.Max)
 	case RefusedQuota:
 		return r.Quota.Error()
 	}
@@ -51,7 +58,8 @@ func (r *Refusal) Error() string {
 }
 
 // Unwrap is the cause: ErrEmptyQuestion, ErrQuestionTooLong, the
-// *QuotaError, ErrNotRetryable, ErrClosed or models.ErrNotFound.
+// *QuotaError, ErrNotRetryable, ErrClosed, models.ErrNotFound or a
+// passage's error (ErrPassageTooLong, ErrPassageInvalid, ErrPassageNotInLesson).
 func (r *Refusal) Unwrap() error { return r.err }
 
 // refused builds the refusal of reason caused by err.

@@ -19,7 +19,7 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	lang := s.answerLang(ctx, j)
 	guide := NextGuide(conv.Style, j.plain, lastReceipt(hist.Recent))
 
-	query, method := s.condense(j.plain, hist.Recent)
+	query, method := s.condense(retrievalText(j), hist.Recent)
 	scope := Scope{Mode: conv.Mode, Lang: lang}
 	if conv.LessonID != nil && conv.Mode == models.ModeLesson {
 		scope.LessonID = *conv.LessonID
@@ -38,6 +38,9 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 			return Request{}, Receipt{}, err
 		}
 		in.Lesson = l
+		if j.passage != nil && j.passage.LessonID == scope.LessonID {
+			in.Passage = j.passage
+		}
 	}
 	p := BuildPrompt(in)
 	r := Receipt{RetrievalQuery: query, CondenseMethod: method, TurnsSent: len(hist.Turns), TurnsOmitted: hist.Omitted, Clipped: hist.Clipped,
@@ -47,8 +50,18 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 		r.LessonID = in.Lesson.ID
 		r.LessonWhole = p.LessonWhole
 	}
+	r.Passage = passageCitation(r.Citations, in.Passage)
 	req := Request{System: p.System, History: hist.Turns, Question: j.question, Lang: lang, Mode: conv.Mode, Sources: p.Sources}
 	return req, r, nil
+}
+
+// retrievalText is what retrieval looks for: the question, and the
+// passage it asks about ("what does this mean?" names nothing itself).
+func retrievalText(j *job) string {
+	if j.passage == nil {
+		return j.plain
+	}
+	return j.plain + "\n" + j.passage.Text
 }
 
 // condense turns a follow-up into a standalone retrieval query with the

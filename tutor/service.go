@@ -81,6 +81,9 @@ type AskInput struct {
 	Attachment     *models.AttachmentInput // optional, text already extracted
 	// Lang forces the answer language ("en" or "es"); "" detects it.
 	Lang string
+	// Passage is text of the lesson the student selected and asks about
+	// ("" none): the answer's primary context. Only a lesson thread takes one.
+	Passage string
 }
 
 // AskResult is what Ask recorded: the question and the pending answer,
@@ -105,10 +108,15 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		// name the file (a language-neutral label).
 		content = "📎 " + in.Attachment.Filename
 	}
+	passage, err := s.passageFor(ctx, in.UserID, in.ConversationID, in.Passage)
+	if err != nil {
+		return nil, err
+	}
 	aid := uuid.NewString()
 	st, genCtx, _ := s.streams.Open(aid, in.UserID)
 	turn, err := s.msgs.BeginTurn(ctx, models.TurnInput{UserID: in.UserID, ConversationID: in.ConversationID,
-		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment, Lease: s.streams.Lease()})
+		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment, Lease: s.streams.Lease(),
+		Metadata: questionMetadata(passage)})
 	if err != nil {
 		s.streams.Abandon(st)
 		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) {
@@ -121,7 +129,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		question = withAttachment(content, a.Filename, a.Text)
 	}
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
-		beforeSeq: turn.User.Seq, lang: in.Lang}
+		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage}
 	if !s.launch(genCtx, j) {
 		// Closed between the commit and here: the answer must not stay streaming.
 		s.finishFailed(j, CodeInterrupted)
@@ -155,7 +163,8 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 		}
 		return nil, fmt.Errorf("retry: %w", err)
 	}
-	j := &job{st: st, answer: *answer, question: question.Content, plain: question.Content, beforeSeq: question.Seq}
+	j := &job{st: st, answer: *answer, question: question.Content, plain: question.Content, beforeSeq: question.Seq,
+		passage: PassageOf(question.Metadata)}
 	conv, err := s.convs.Get(ctx, userID, answer.ConversationID)
 	if err == nil {
 		j.conv = *conv

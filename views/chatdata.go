@@ -16,6 +16,7 @@ type MessageView struct {
 	RatingReason     string
 	RatingComment    string
 	Attachment       *AttachmentView
+	Passage          *PassageView // the lesson passage a question was about
 	Receipt          *ReceiptView
 	Provider, Model  string
 	Welcome          bool
@@ -76,6 +77,10 @@ type AskForm struct {
 	Error    string // a message to show, already translated
 	AtLimit  bool   // the month's quota is used up: show the call to action instead
 	LimitMsg string
+	// Passages offers asking about a passage selected in the lesson;
+	// Passage is the one quoted (kept after an error).
+	Passages bool
+	Passage  string
 }
 
 // ChatView is the assistant screen.

@@ -48,7 +48,8 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 		}
 		return a.askRefused(c, conv, pathSlug, content, t(c, key), status)
 	}
-	res, err := a.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: content, Attachment: file})
+	res, err := a.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: content, Attachment: file,
+		Passage: c.FormValue(passageField)})
 	if r, ans, ok := handlers.Refused(err); ok {
 		if r.Reason == tutor.RefusedQuota {
 			return a.quotaRefused(c, conv, pathSlug, content, r, ans.Status)
@@ -72,7 +73,7 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 		return a.renderPanelFragment(c, pathSlug, &res.Conversation)
 	}
 	bubbles := []views.MessageView{
-		a.questionView(ctx, u.ID, res.UserMessage),
+		a.questionView(ctx, u.ID, res.UserMessage, inPanel),
 		{ID: res.AssistantMessage.ID, Role: models.RoleAssistant, Status: models.StatusStreaming, InPanel: inPanel},
 	}
 	usage, err := a.Quotas.Usage(ctx, u.ID, a.Tutor.Now())
@@ -87,9 +88,10 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 	return a.fragment(c, http.StatusOK, views.AskResponse(bubbles, usage, first))
 }
 
-// questionView is the bubble of a question just asked, with its file.
-func (a *App) questionView(ctx context.Context, userID string, m models.Message) views.MessageView {
-	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content}
+// questionView is the bubble of a question just asked, with its file and
+// the passage it is about.
+func (a *App) questionView(ctx context.Context, userID string, m models.Message, inPanel bool) views.MessageView {
+	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content, Passage: passageView(m, nil, inPanel)}
 	if files, err := a.Attachments.ForMessages(ctx, userID, []string{m.ID}); err == nil {
 		if f, ok := files[m.ID]; ok {
 			v.Attachment = &views.AttachmentView{ID: f.ID, Filename: f.Filename, Size: f.Size}
@@ -106,7 +108,7 @@ func (a *App) askRefused(c echo.Context, conv *models.Conversation, pathSlug, co
 		c.Response().Header().Set(htmx.HeaderReswap, "innerHTML")
 		return a.fragment(c, status, views.AskError(msg))
 	}
-	form := views.AskForm{Content: content, Error: msg}
+	form := views.AskForm{Content: content, Error: msg, Passage: c.FormValue(passageField)}
 	if pathSlug != "" {
 		return a.renderLessonWithPanel(c, pathSlug, conv, form, status)
 	}

@@ -19,6 +19,9 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	lessonIDs := map[string]bool{}
 	for _, m := range msgs {
 		ids = append(ids, m.ID)
+		if p := tutor.PassageOf(m.Metadata); m.Role == models.RoleUser && p != nil {
+			lessonIDs[p.LessonID] = true
+		}
 		if m.Role == models.RoleAssistant && len(m.Metadata) > 0 {
 			r := tutor.ParseReceipt(m.Metadata)
 			receipts[m.ID] = r
@@ -54,6 +57,9 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 		}
 		if f, ok := files[m.ID]; ok {
 			v.Attachment = &views.AttachmentView{ID: f.ID, Filename: f.Filename, Size: f.Size}
+		}
+		if m.Role == models.RoleUser {
+			v.Passage = passageView(m, paths, inPanel)
 		}
 		r, hasReceipt := receipts[m.ID]
 		if hasReceipt && m.Status != models.StatusStreaming {

@@ -56,6 +56,7 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		return nil, err
 	}
 	form.AtLimit = p.Usage.Limit > 0 && p.Usage.Used >= p.Usage.Limit
+	form.Passages = true
 	p.Form = form
 	if p.HistoryOpen {
 		if p.Sessions, err = a.lessonSessions(c, page.Lesson.ID, conv); err != nil {
