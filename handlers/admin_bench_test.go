@@ -36,6 +36,7 @@ func BenchmarkScalePages(b *testing.B) {
 		{"dashboard", "/dashboard", student.HTTP},
 		{"admin-overview", "/admin", admin.HTTP},
 		{"admin-ratings", "/admin/ratings", admin.HTTP},
+		{"admin-understanding", "/admin/understanding", admin.HTTP},
 		{"admin-latency", "/admin/latency", admin.HTTP},
 		{"admin-users", "/admin/users?q=scale-99", admin.HTTP},
 		{"admin-suggestions", "/admin/suggestions", admin.HTTP},

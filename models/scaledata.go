@@ -69,7 +69,8 @@ func (s *ScaleData) Insert(ctx context.Context, d ScaleSize) error {
 // Vacuum sets the visibility map after a bulk load, so the dashboards'
 // index-only scans do not visit the heap, and refreshes the statistics.
 func (s *ScaleData) Vacuum(ctx context.Context) error {
-	if err := conn(ctx, s.db).Exec(`VACUUM (ANALYZE) users, conversations, messages, plan_usage`).Error; err != nil {
+	if err := conn(ctx, s.db).Exec(`VACUUM (ANALYZE) users, conversations, messages, plan_usage,
+		section_check_totals, check_question_totals`).Error; err != nil {
 		return fmt.Errorf("vacuum analyze: %w", err)
 	}
 	return nil
@@ -82,6 +83,8 @@ func scaleSteps(d ScaleSize, lessons int64) []scaleStep {
 		{"conversations", scaleConversationsSQL, []any{d.Users, d.Conversations, d.Now, lessons}},
 		{"messages", scaleMessagesSQL, []any{d.MessagesPerConversation}},
 		{"plan usage", scalePlanUsageSQL, []any{Period(d.Now), Period(d.Now)}},
+		{"check totals", scaleCheckTotalsSQL, []any{d.Users}},
+		{"check question totals", scaleQuestionTotalsSQL, nil},
 	}
 }
 
@@ -145,3 +148,25 @@ const scalePlanUsageSQL = `INSERT INTO plan_usage (user_id, period, questions)
 				WHERE m.role = 'user' AND m.created_at >= ? AND m.content LIKE 'Scale question, part (%'
 				GROUP BY m.user_id
 				ON CONFLICT (user_id, period) DO UPDATE SET questions = excluded.questions`
+
+// scaleCheckTotalsSQL gives every section of the lessons the graded check
+// answers of its current text and of three earlier versions (as if the
+// lesson had been edited three times), more the more users there are.
+const scaleCheckTotalsSQL = `INSERT INTO section_check_totals (lesson_id, anchor, section_hash, answers, correct, partly, not_yet)
+				SELECT c.lesson_id, c.anchor, CASE WHEN v = 0 THEN c.hash ELSE md5(c.hash || v) END,
+					n.a, n.a - n.p - n.ny, n.p, n.ny
+				FROM (SELECT DISTINCT ON (lesson_id, anchor) lesson_id, anchor, hash FROM lesson_chunks
+					ORDER BY lesson_id, anchor, position) c
+				CROSS JOIN generate_series(0, 3) AS v
+				CROSS JOIN LATERAL (SELECT ?::bigint / 10 + abs(hashtext(c.lesson_id || c.anchor || v)) % 500 AS a) a
+				CROSS JOIN LATERAL (SELECT a.a AS a, a.a * (abs(hashtext(c.anchor || v)) % 20) / 100 AS p,
+					a.a * (abs(hashtext(v || c.anchor)) % 60) / 100 AS ny) n
+				ON CONFLICT DO NOTHING`
+
+// scaleQuestionTotalsSQL gives every section version 50 questions asked.
+const scaleQuestionTotalsSQL = `INSERT INTO check_question_totals (lesson_id, anchor, section_hash, question_hash, question, answers, not_yet)
+				SELECT t.lesson_id, t.anchor, t.section_hash, md5(t.section_hash || q),
+					'Scale check question ' || q || ' about ' || t.anchor || '?',
+					t.answers / 10 + q % 7, (t.not_yet / 10) * (q % 5) / 4
+				FROM section_check_totals t CROSS JOIN generate_series(1, 50) AS q
+				ON CONFLICT DO NOTHING`

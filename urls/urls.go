@@ -230,6 +230,15 @@ func SettingsTokens() string { return "/settings/tokens" }
 // Admin is the admin overview.
 func Admin() string { return "/admin" }
 
+// AdminUnderstanding is the admin Understanding page, its sections after
+// the cursor when given.
+func AdminUnderstanding(after string) string {
+	if after == "" {
+		return "/admin/understanding"
+	}
+	return "/admin/understanding?after=" + url.QueryEscape(after) + "#sections"
+}
+
 // AdminUsersSearch is the admin users page, where its search form submits.
 func AdminUsersSearch() string { return "/admin/users" }
 

@@ -159,9 +159,9 @@ func adminFrame(tab string) templ.Component {
 
 func adminTabs(ctx context.Context) []string {
 	if IsSuperAdmin(ctx) {
-		return []string{"overview", "ratings", "latency", "users", "suggestions", "routes"}
+		return []string{"overview", "ratings", "understanding", "latency", "users", "suggestions", "routes"}
 	}
-	return []string{"overview", "ratings", "latency", "suggestions"}
+	return []string{"overview", "ratings", "understanding", "latency", "suggestions"}
 }
 
 func adminTabURL(tab string) string {

@@ -23,6 +23,7 @@ func adminRouteTable(victimID string) []adminRoute {
 	return []adminRoute{
 		{"GET", "/admin", nil, false},
 		{"GET", "/admin/ratings", nil, false},
+		{"GET", "/admin/understanding", nil, false},
 		{"GET", "/admin/latency", nil, false},
 		{"GET", "/admin/suggestions", nil, false},
 		{"POST", "/admin/suggestions/vlan-basics", url.Values{"s1": {"What is a VLAN?"}, "s2": {"Why VLANs?"}, "s3": {"How many VLANs?"}}, false},
@@ -234,7 +235,7 @@ func TestAdminPagesRunAFixedNumberOfStatements(t *testing.T) {
 	s := apptest.New(t)
 	s.User(t, "root@example.com", "pass-phrase-1", models.PlanSuperAdmin)
 	c := s.SignIn(t, "root@example.com", "pass-phrase-1")
-	pages := []string{"/admin", "/admin/ratings", "/admin/latency", "/admin/users", "/admin/suggestions", "/admin/routes"}
+	pages := []string{"/admin", "/admin/ratings", "/admin/understanding", "/admin/latency", "/admin/users", "/admin/suggestions", "/admin/routes"}
 	count := func() map[string]int64 {
 		out := map[string]int64{}
 		for _, pg := range pages {

@@ -83,7 +83,7 @@ func TestAccessibilityAxe(t *testing.T) {
 		{"signed-out", "", []string{"/", "/login", "/signup", "/password/forgot"}},
 		{"student", "ana@example.com", []string{"/learn", "/learn/networking", lesson, lesson + "?tutor=open&history=open",
 			"/chat/" + cid, "/chat/" + cid + "/delete", "/dashboard", "/settings", "/settings/delete", "/upgrade"}},
-		{"admin", "root@example.com", []string{"/chat", "/admin", "/admin/ratings", "/admin/latency", "/admin/suggestions",
+		{"admin", "root@example.com", []string{"/chat", "/admin", "/admin/ratings", "/admin/understanding", "/admin/latency", "/admin/suggestions",
 			"/admin/users", "/admin/routes"}},
 	}
 	serious := 0

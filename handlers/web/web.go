@@ -169,6 +169,7 @@ func (a *App) Routes(e *echo.Echo) {
 	adm := site.Group("/admin", a.requireAdmin)
 	adm.GET("", a.adminOverview)
 	adm.GET("/ratings", a.adminRatings)
+	adm.GET("/understanding", a.adminUnderstanding)
 	adm.GET("/latency", a.adminLatency)
 	adm.GET("/suggestions", a.adminSuggestions)
 	adm.POST("/suggestions/:lesson", a.adminSaveSuggestions)
