@@ -73,6 +73,9 @@ func (a *App) Routes(e *echo.Echo) {
 	api.DELETE("/conversations/:id", a.apiDeleteConversation)
 	api.POST("/messages/:answerId/regenerate", a.apiRegenerate)
 	api.POST("/messages/:answerId/versions/:n", a.apiShowVersion)
+	api.POST("/checks", a.apiStartCheck)
+	api.GET("/checks/:checkId", a.apiGetCheck)
+	api.POST("/checks/:checkId/answer", a.apiAnswerCheck)
 	// Anything else under /api is the API's 404, not a page of the site.
 	e.Any("/api/*", func(echo.Context) error { return handlers.ErrAPINotFound })
 }

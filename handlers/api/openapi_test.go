@@ -46,7 +46,9 @@ func TestOpenAPIDocumentMatchesRoutes(t *testing.T) {
 	u := s.User(t, "doc@example.com", "doc-pass-1", models.PlanPro)
 	tok := apptest.APIToken(t, s, u.ID)
 	answer := apptest.APIJSON(t, s, tok, "POST", "/tutor/chat", map[string]any{"message": "What is a VLAN?"}, 200)
-	ids := map[string]string{"{id}": answer["conversationId"].(string), "{answerId}": answer["messageId"].(string), "{n}": "1"}
+	started := apptest.APIJSON(t, s, tok, "POST", "/checks", map[string]any{"lessonId": "vlan-basics"}, 201)
+	ids := map[string]string{"{id}": answer["conversationId"].(string), "{answerId}": answer["messageId"].(string), "{n}": "1",
+		"{checkId}": started["id"].(string)}
 
 	resp, b := apptest.APICall(t, s, "", "GET", "/openapi.json", nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
