@@ -74,6 +74,7 @@ func LoadHistory(ctx context.Context, msgs *models.Messages, userID, conversatio
 	if err != nil {
 		return History{}, fmt.Errorf("load history: %w", err)
 	}
+	withPassages(recent)
 	if total == len(recent) && len(recent) < maxMessages {
 		// The context comes before every message, so it matters only
 		// when the window reaches the conversation's start.

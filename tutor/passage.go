@@ -141,17 +141,35 @@ func passageWords(text string) []string {
 	})
 }
 
+// withPassages quotes above each earlier question of the history the
+// passage it asked about, so a follow-up ("and the second part?") keeps
+// what "this" was.
+func withPassages(msgs []models.Message) {
+	for i, m := range msgs {
+		if p := PassageOf(m.Metadata); m.Role == models.RoleUser && p != nil {
+			msgs[i].Content = blockQuote(p.Text) + "\n" + m.Content
+		}
+	}
+}
+
+// blockQuote is text as a Markdown quote, line by line.
+func blockQuote(text string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		b.WriteString("> ")
+		b.WriteString(line)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // writePassage puts the passage first in the prompt's material: the
 // question is about it before anything else in the lesson.
 func writePassage(b *strings.Builder, p *Passage) {
 	fmt.Fprintf(b, "\n## The passage the student asks about (from [§ %s](#%s))\n", p.Heading, p.Anchor)
 	b.WriteString("The student selected this passage of the lesson and asks about it. Answer about this passage first, " +
 		"using the rest of the lesson only to explain it, and cite its section.\n")
-	for _, line := range strings.Split(p.Text, "\n") {
-		b.WriteString("> ")
-		b.WriteString(line)
-		b.WriteString("\n")
-	}
+	b.WriteString(blockQuote(p.Text))
 }
 
 // withPassageSection puts the passage's section first among the hits (the

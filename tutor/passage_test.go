@@ -69,8 +69,8 @@ func TestAskAboutPassageThroughFakeOpenAI(t *testing.T) {
 	}
 }
 
-// A regenerated answer still sees the passage its question was about,
-// and the offline tutor answers from the passage's section.
+// A regenerated answer still sees the passage its question was about, its
+// section first among the sources; a follow-up's history quotes it.
 func TestRetryKeepsPassage(t *testing.T) {
 	f := newFixture(t)
 	f.seedLessons(passageLesson)
@@ -92,6 +92,12 @@ func TestRetryKeepsPassage(t *testing.T) {
 	}
 	if r := ParseReceipt(m.Metadata); r.Passage == nil || r.Passage.Anchor != "native-vlan" {
 		t.Fatalf("retry receipt %+v", r.Passage)
+	}
+	// A follow-up without a passage still knows what the first question was about.
+	f.ask(u, c, "And tagged ones?")
+	req = f.prov.last(t)
+	if len(req.History) != 2 || req.History[0].Content != "> cross a trunk untagged\n\nWhy?" || strings.Contains(req.System, "The passage the student asks about") {
+		t.Fatalf("the follow-up's history %+v", req.History)
 	}
 }
 

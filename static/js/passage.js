@@ -1,8 +1,9 @@
 // Ask about a passage. Selecting text of a lesson shows "Ask the tutor"
 // beside the selection; it opens the tutor panel with the passage quoted
-// above the question (removable), sent in the form's passage field. A
-// keyboard user reaches the button with Tab (it follows the selected
-// block in the page's order) or Alt+Shift+A, and hears that it is there.
+// above the question (removable), sent in the form's passage field. For
+// keyboard and screen reader users the button follows the selected block
+// in the page's order (a reading cursor there meets it next), Alt+Shift+A
+// presses it, and a live region says both when text is selected.
 // Without JavaScript nothing can be selected into the form, so nothing
 // here is needed for the page to work. Texts come from the page (data-*).
 (function () {
