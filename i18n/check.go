@@ -23,7 +23,7 @@ var _ = add(map[string][2]string{
 	"check.again":            {"Check again", "Comprobar otra vez"},
 	"check.back_to_lesson":   {"Back to the lesson", "Volver a la lección"},
 	"check.open_page":        {"Open the check on its own page", "Abrir la comprobación en su propia página"},
-	"check.badge":            {"Check", "Comprobación"},
+	"chat.mode.check":        {"Check", "Comprobación"},
 	"check.err.empty":        {"Write an answer first.", "Escribe primero una respuesta."},
 	"check.err.too_long":     {"An answer can have at most 1,000 characters (this one has %d).", "Una respuesta puede tener como máximo 1.000 caracteres (esta tiene %d)."},
 	"check.err.finished":     {"This check has ended; start a new one to answer more questions.", "Esta comprobación ha terminado; empieza otra para responder más preguntas."},

@@ -145,6 +145,7 @@ type ListOptions struct {
 	After    *ConversationCursor // the last row of the previous page
 	LessonID string              // only threads about this lesson
 	Mode     string              // only threads of this mode
+	Modes    []string            // only threads of these modes
 }
 
 // List returns the user's live, non-empty threads, most recently active
@@ -167,6 +168,9 @@ func (s *Conversations) List(ctx context.Context, userID string, opt ListOptions
 	}
 	if opt.Mode != "" {
 		q = q.Where("mode = ?", opt.Mode)
+	}
+	if len(opt.Modes) > 0 {
+		q = q.Where("mode IN ?", opt.Modes)
 	}
 	var rows []Conversation
 	if err := q.Order("last_activity_at DESC, id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {

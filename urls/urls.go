@@ -244,3 +244,18 @@ func AdminUsersSearch() string { return "/admin/users" }
 
 // OpenAPI is the JSON API's OpenAPI document.
 func OpenAPI() string { return "/api/v1/openapi.json" }
+
+// LessonCheck starts a knowledge check on a lesson (a POST; an anchor
+// field narrows it to one section).
+func LessonCheck(lessonID string) string { return "/lessons/" + url.PathEscape(lessonID) + "/check" }
+
+// Check is a knowledge check's own page.
+func Check(cid string) string { return "/checks/" + cid }
+
+// CheckAnswer takes an answer to a check's current question (a POST).
+func CheckAnswer(cid string) string { return Check(cid) + "/answer" }
+
+// LessonPanelCheck is the lesson page with its panel open on check cid.
+func LessonPanelCheck(pathSlug, lessonID, cid string) string {
+	return LessonPanelQuery(pathSlug, lessonID, cid) + "#check"
+}

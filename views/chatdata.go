@@ -95,7 +95,8 @@ type ChatView struct {
 	Usage    models.QuotaUsage
 	Badge    string
 	Form     AskForm
-	Refresh  bool // an answer is still being written: refresh without JavaScript
+	Refresh  bool       // an answer is still being written: refresh without JavaScript
+	Check    *CheckView // the active thread is a knowledge check
 }
 
 // PanelView is the tutor panel beside a lesson.
@@ -113,4 +114,5 @@ type PanelView struct {
 	Usage        models.QuotaUsage
 	Badge        string
 	Form         AskForm
+	Check        *CheckView // the check the panel runs, instead of the thread
 }

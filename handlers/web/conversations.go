@@ -73,6 +73,12 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 	// creates the thread (POST /chat with content) and opens it.
 	form.Action, form.Target, form.Swap, form.Attach = urls.Chat(), "#thread", "none", true
 	form.Hidden = map[string]string{"mode": models.ModeTutor}
+	if conv != nil && conv.Mode == models.ModeCheck { // a check resumes with its form
+		if v.Check, err = a.threadCheck(ctx, u.ID, conv.ID); err != nil {
+			return err
+		}
+		v.Title, conv = conv.Title, nil
+	}
 	if conv != nil {
 		msgs, err := a.Messages.ListByConversation(ctx, u.ID, conv.ID)
 		if err != nil {

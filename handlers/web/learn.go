@@ -79,7 +79,11 @@ func (a *App) renderLesson(c echo.Context, pathSlug, lessonID string, conv *mode
 	if err != nil {
 		return err
 	}
-	v := views.LessonView{Page: page, Body: markdown.Render(page.Lesson.ContentMD), Progress: *state,
+	checks, err := a.sectionChecks(c.Request().Context(), page)
+	if err != nil {
+		return err
+	}
+	v := views.LessonView{Page: page, Body: markdown.Render(page.Lesson.ContentMD), Progress: *state, SectionChecks: checks,
 		Minutes: max(1, len(strings.Fields(page.Lesson.ContentMD))/200), Panel: views.TutorPanel(*panel)}
 	return a.render(c, status, views.LessonPage(v), nil)
 }

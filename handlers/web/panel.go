@@ -37,7 +37,17 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		return nil, models.ErrNotFound
 	}
 	p.Conversation = conv
-	if conv != nil {
+	if conv != nil && conv.Mode == models.ModeCheck {
+		st, err := a.Tutor.Check(ctx, u.ID, conv.ID)
+		if err != nil {
+			return nil, err
+		}
+		v, err := a.checkView(ctx, st, page.Path.Slug, form)
+		if err != nil {
+			return nil, err
+		}
+		p.Check, form = &v, views.AskForm{}
+	} else if conv != nil {
 		msgs, err := a.Messages.ListByConversation(ctx, u.ID, conv.ID)
 		if err != nil {
 			return nil, err
@@ -83,7 +93,7 @@ func (a *App) panelSession(c echo.Context, lessonID string) (*models.Conversatio
 // lessonSessions lists the student's sessions on a lesson, newest first.
 func (a *App) lessonSessions(c echo.Context, lessonID string, current *models.Conversation) ([]views.ThreadView, error) {
 	list, _, err := a.Conversations.List(c.Request().Context(), handlers.UserFrom(c).ID,
-		models.ListOptions{Limit: 50, LessonID: lessonID, Mode: models.ModeLesson})
+		models.ListOptions{Limit: 50, LessonID: lessonID, Modes: []string{models.ModeLesson, models.ModeCheck}})
 	if err != nil {
 		return nil, err
 	}

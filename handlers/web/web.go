@@ -28,6 +28,8 @@ type App struct {
 	// Signups limits how many accounts one address creates.
 	Signups *models.SignupThrottle
 	Content *models.Content
+	// Chunks are the lessons' sections, for their "Check this section" buttons.
+	Chunks *models.Chunks
 	// Progress is what each student has read, opened last and mastered.
 	Progress      *models.Progress
 	Conversations *models.Conversations
@@ -89,6 +91,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Throttle:      models.NewLoginThrottle(db),
 		Signups:       models.NewSignupThrottle(db),
 		Content:       models.NewContent(db),
+		Chunks:        models.NewChunks(db),
 		Progress:      models.NewProgress(db),
 		Conversations: models.NewConversations(db),
 		Messages:      models.NewMessages(db),
@@ -149,6 +152,9 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/messages/:mid/retry", a.retry)
 	auth.POST("/messages/:mid/version", a.showVersion)
 	auth.GET("/attachments/:id", a.downloadAttachment)
+	auth.POST("/lessons/:id/check", a.startCheck)
+	auth.GET("/checks/:id", a.showCheck)
+	auth.POST("/checks/:id/answer", a.answerCheck)
 	auth.GET("/dashboard", a.dashboard)
 	auth.GET("/dashboard/history", a.dashboardHistory)
 	auth.GET("/upgrade", a.upgrade)
