@@ -142,13 +142,14 @@ type Turn struct {
 // openTurn bumps the thread's next_seq by two, which locks it, so
 // concurrent asks in it serialise and get consecutive seqs; the same
 // statement makes it the user's active thread and reads the plan the
-// quota follows. ErrNotFound when the thread is not the user's.
+// quota follows. ErrNotFound when the thread is not the user's, or is a
+// knowledge check (its answers go through Checks.Grade, not questions).
 func openTurn(tx *gorm.DB, in TurnInput, c *Conversation) (plan string, err error) {
 	err = tx.Raw(`WITH c AS (
 			UPDATE conversations
 			SET next_seq = next_seq + 2, last_activity_at = ?,
 			    title = CASE WHEN title = '' THEN ? ELSE title END
-			WHERE id = ? AND user_id = ? AND deleted_at IS NULL
+			WHERE id = ? AND user_id = ? AND deleted_at IS NULL AND mode <> 'check'
 			RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at
 		), u AS (
 			UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.plan

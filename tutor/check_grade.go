@@ -11,8 +11,7 @@ import (
 // grade decides what an answer to it is worth: blanks and choices by
 // matching (they have one right answer), open questions by the quiz
 // model. In the guide style a first "not yet" becomes a hint and a
-// second try (Verdict ""); the last question's feedback ends with the
-// check's summary. A model whose verdict cannot be read is a
+// second try (Verdict ""). A model whose verdict cannot be read is a
 // RefusedUngraded refusal: nothing is recorded.
 func (s *Service) grade(ctx context.Context, run *checkRun, it *models.CheckItem, src Source, answer string) (models.CheckGrade, error) {
 	lang := run.state.Lang
@@ -44,16 +43,6 @@ func (s *Service) grade(ctx context.Context, run *checkRun, it *models.CheckItem
 		return g, nil
 	}
 	g.Finish = it.Position >= run.state.Check.MaxItems
-	if g.Finish {
-		c, p, _ := run.state.Tally()
-		switch g.Verdict {
-		case models.VerdictCorrect:
-			c++
-		case models.VerdictPartly:
-			p++
-		}
-		g.Feedback += fmt.Sprintf(tx.summary, c, it.Position, p)
-	}
 	return g, nil
 }
 

@@ -37,7 +37,8 @@ func blankCandidates(sections []Source) []blankCandidate {
 	var out []blankCandidate
 	for _, src := range sections {
 		for _, l := range splitSentences(src.Text) {
-			if len(strings.Fields(l.text)) < 6 {
+			// A sentence that introduces a list or code ("…, then the result type:") is half a thought.
+			if len(strings.Fields(l.text)) < 6 || strings.HasSuffix(l.text, ":") {
 				continue
 			}
 			if c, ok := blankOf(src, l.text); ok {

@@ -12,7 +12,6 @@ type checkTexts struct {
 	hintChoice         string // %s the wrong choice, %s § link
 	modelSee           string // %s § link, after a model's feedback
 	modelHint          string // %s the model's hint, %s § link
-	summary            string // %d correct, %d asked, %d partly
 }
 
 var checkTextsEN = checkTexts{
@@ -21,14 +20,13 @@ var checkTextsEN = checkTexts{
 	blank:       "**Fill in the blank** (from “%s”):\n\n> %s",
 	choice:      "**Which of these completes the sentence?** (from “%s”)\n\n> %s\n",
 	open:        "%s\n\n*(from “%s”)*",
-	correct:     "**Correct** — “%s”. See %s.",
-	partly:      "**Partly.** The whole answer is “%s”. See %s.",
-	notYet:      "**Not yet.** The answer is “%s”. Read %s again.",
+	correct:     "“%s” is right. See %s.",
+	partly:      "On the way: the whole answer is “%s”. See %s.",
+	notYet:      "The answer is “%s”. Read %s again.",
 	hintBlank:   "Not quite. Hint: it starts with “%s” and has %d characters. Look at %s and try once more.",
 	hintChoice:  "Not “%s”. Look at %s again and try once more.",
 	modelSee:    " See %s.",
 	modelHint:   "Not quite. Hint: %s Look at %s and try once more.",
-	summary:     "\n\nThat was the last question: %d of %d correct, %d partly.",
 }
 
 var checkTextsES = checkTexts{
@@ -37,14 +35,13 @@ var checkTextsES = checkTexts{
 	blank:       "**Completa el espacio** (de «%s»):\n\n> %s",
 	choice:      "**¿Cuál de estas opciones completa la frase?** (de «%s»)\n\n> %s\n",
 	open:        "%s\n\n*(de «%s»)*",
-	correct:     "**Correcto** — «%s». Consulta %s.",
-	partly:      "**En parte.** La respuesta completa es «%s». Consulta %s.",
-	notYet:      "**Todavía no.** La respuesta es «%s». Vuelve a leer %s.",
+	correct:     "«%s» es correcto. Consulta %s.",
+	partly:      "Vas bien: la respuesta completa es «%s». Consulta %s.",
+	notYet:      "La respuesta es «%s». Vuelve a leer %s.",
 	hintBlank:   "Casi. Pista: empieza por «%s» y tiene %d caracteres. Mira %s e inténtalo otra vez.",
 	hintChoice:  "No es «%s». Vuelve a mirar %s e inténtalo otra vez.",
 	modelSee:    " Consulta %s.",
 	modelHint:   "Casi. Pista: %s Mira %s e inténtalo otra vez.",
-	summary:     "\n\nEsa era la última pregunta: %d de %d correctas, %d en parte.",
 }
 
 // checkText is the check's texts in lang ("es" or English).

@@ -95,6 +95,9 @@ func TestCheckPageWithoutJavaScript(t *testing.T) {
 	if p.URL.Path != "/checks/"+cid || !strings.Contains(p.Text("#check-last"), "Not yet") || p.Doc.Find(`#check-last a[href^="/learn/go-basics/go-functions-errors#"]`).Length() == 0 {
 		t.Fatalf("feedback %q does not cite the section on the lesson page:\n%s", p.Text("#check-last"), p.Body)
 	}
+	if r := c.Post("/chat/"+cid+"/messages", url.Values{"_csrf": {lesson.CSRF()}, "content": {"a question"}}); r.Status != http.StatusNotFound {
+		t.Fatalf("a question into a check: status %d", r.Status)
+	}
 	again := c.Get("/checks/" + cid)
 	if again.Text("#check-progress") != p.Text("#check-progress") || !strings.Contains(again.Text("#check-last"), "Not yet") {
 		t.Fatalf("resumed at %q, left at %q", again.Text("#check-progress"), p.Text("#check-progress"))
