@@ -128,10 +128,17 @@ func (s *Service) StartCheck(ctx context.Context, user *models.User, scope Check
 }
 
 // Check returns the user's check; someone else's is models.ErrNotFound.
+// A check left without a question (the next one failed to be asked
+// after a grade) is given it now, so it always resumes.
 func (s *Service) Check(ctx context.Context, userID, conversationID string) (*CheckState, error) {
 	run, err := s.loadCheck(ctx, userID, conversationID)
 	if err != nil {
 		return nil, err
+	}
+	if !run.state.Finished() && run.state.Current() == nil {
+		if err := s.askNext(ctx, run); err != nil {
+			return nil, err
+		}
 	}
 	return run.state, nil
 }
@@ -150,6 +157,9 @@ func (s *Service) AnswerCheck(ctx context.Context, user *models.User, conversati
 		return nil, err
 	}
 	item := run.state.Current()
+	if item == nil && !run.state.Finished() {
+		return s.Check(ctx, user.ID, conversationID) // no question on screen to answer: ask it first
+	}
 	if item == nil {
 		return nil, refused(RefusedCheckFinished, models.ErrCheckFinished)
 	}

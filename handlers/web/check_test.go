@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"aula/internal/apptest"
+	"aula/internal/fakellm"
 	"aula/internal/webtest"
 	"aula/models"
+	"aula/tutor"
 )
 
 const checkLesson = "/learn/go-basics/go-functions-errors"
@@ -193,5 +195,37 @@ func TestCheckAtQuotaIsRefused(t *testing.T) {
 	}
 	if n := apptest.Count(t, s, `SELECT count(*) FROM checks WHERE user_id = ?`, u.ID); n != 0 {
 		t.Fatal("a check was created past the limit")
+	}
+}
+
+// A verdict the quiz model garbles is a 503 that says to send the answer
+// again, the answer kept in the form; nothing is graded.
+func TestCheckUngradedAnswer(t *testing.T) {
+	srv := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Respond: func(r fakellm.Request) []string {
+		if strings.Contains(r.System, "You grade") {
+			return []string{"I would say it is mostly fine!"}
+		}
+		return []string{`{"kind": "open", "question": "Why return an error last?", "answer": "so callers check it"}`}
+	}})
+	s := apptest.New(t, func(c *tutor.Config) {
+		c.Credentials = tutor.Credentials{OpenAIKey: "k", OpenAIBaseURL: srv.URL}
+	})
+	if err := s.DB.Exec(`UPDATE ai_routes SET provider = 'openai', model = 'quiz-1' WHERE use_case = 'quiz'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	p := c.Submit(c.Get(checkLesson), ".check-offer form", nil)
+	cid := checkID(t, p)
+	if !strings.Contains(p.Text("#check-question"), "Why return an error last?") {
+		t.Fatalf("question %q", p.Text("#check-question"))
+	}
+	r := c.Submit(p, "#check-form", map[string]string{"answer": "so the caller sees it"})
+	if r.Status != http.StatusServiceUnavailable || !strings.Contains(r.Text("#check-error"), "couldn't grade") ||
+		r.Doc.Find("#check-answer").AttrOr("value", "") != "so the caller sees it" {
+		t.Fatalf("status %d error %q", r.Status, r.Text("#check-error"))
+	}
+	if n := apptest.Count(t, s, `SELECT count(*) FROM check_items WHERE conversation_id = ? AND attempts > 0`, cid); n != 0 {
+		t.Fatal("a garbled verdict was recorded")
 	}
 }
