@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkPagesAtScale is the server's time and its SQL statements for
-// one page each of the lesson page, the chat screen of a student with
+// one page each of the lesson page, the catalog, the chat screen of a student with
 // 10,000 threads, that student's dashboard and the admin overview, on the
 // 1,000,000-message data set (scale.Generate, the generator behind
 // `aula seed --scale`, plus the 10,000-thread student; built only when
@@ -59,6 +59,7 @@ func BenchmarkPagesAtScale(b *testing.B) {
 		name, path, cookie, want string
 	}{
 		{"lesson", "/learn/networking/vlan-basics", student, "What a VLAN is and why it matters"},
+		{"catalog", "/learn", student, `id="progress-networking"`},
 		{"chat-10000-threads", "/chat/" + cid, student, "Thread number 30<"},
 		{"dashboard", "/dashboard", student, `id="kpi-questions"`},
 		{"admin-overview", "/admin", admin, `id="`},

@@ -17,6 +17,9 @@ func Path(slug string) string { return "/learn/" + url.PathEscape(slug) }
 // Lesson is a lesson's page.
 func Lesson(pathSlug, lessonID string) string { return Path(pathSlug) + "/" + url.PathEscape(lessonID) }
 
+// Review starts a check over the sections due for review (POST).
+func Review() string { return "/review" }
+
 // LessonRead marks a lesson read (POST).
 func LessonRead(pathSlug, lessonID string) string { return Lesson(pathSlug, lessonID) + "/read" }
 

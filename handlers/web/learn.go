@@ -9,7 +9,6 @@ import (
 	"aula/handlers"
 	"aula/markdown"
 	"aula/models"
-	"aula/urls"
 	"aula/views"
 )
 
@@ -44,20 +43,6 @@ func (a *App) path(c echo.Context) error {
 		return err
 	}
 	return a.render(c, http.StatusOK, views.PathPage(p, prog), nil)
-}
-
-// markRead records that the student read a lesson: its "Mark as done"
-// button, or the browser reaching the lesson's end. HTMX gets the read
-// state back; a plain form returns to the end of the lesson.
-func (a *App) markRead(c echo.Context) error {
-	pathSlug, lessonID := c.Param("path"), c.Param("lesson")
-	if err := a.Progress.MarkRead(c.Request().Context(), handlers.UserFrom(c).ID, pathSlug, lessonID, a.Tutor.Now()); err != nil {
-		return err
-	}
-	if isFragment(c) {
-		return a.fragment(c, http.StatusOK, views.ReadState(pathSlug, lessonID, true))
-	}
-	return c.Redirect(http.StatusSeeOther, urls.Lesson(pathSlug, lessonID)+"#lesson-end")
 }
 
 // lesson shows a lesson with its neighbours and the tutor panel.

@@ -80,11 +80,19 @@ func TestLayoutProgressScreens(t *testing.T) {
 	if _, err := s.App.Progress.VisitLesson(t.Context(), u.ID, "subnetting", time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	// Sections as grading leaves them: one mastered, one due, one mastered and due again.
+	if err := s.DB.Exec(`INSERT INTO section_mastery (user_id, lesson_id, anchor, mastered_at, last_checked_at, due_at) VALUES
+		(?, 'vlan-basics', 'broadcast-domains-and-the-problem-vlans-solve', now(), now(), now() + interval '3 days'),
+		(?, 'vlan-basics', 'how-a-switch-keeps-vlans-apart', NULL, now(), now() - interval '1 hour'),
+		(?, 'vlan-basics', 'access-ports-and-trunk-ports', now(), now(), now() - interval '1 hour')`, u.ID, u.ID, u.ID).Error; err != nil {
+		t.Fatal(err)
+	}
 	screens := []struct{ name, url, sel string }{
-		{"catalog", "/learn", "#resume"},
+		{"catalog", "/learn", "#review-form"},
 		{"path", "/learn/networking", "#progress-mod-switching"},
+		{"lesson-sections", "/learn/networking/vlan-basics#how-a-switch-keeps-vlans-apart", ".section-state"},
 		{"lesson-end", "/learn/networking/subnetting", "#lesson-end"},
-		{"dashboard", "/dashboard", "#resume"},
+		{"dashboard", "/dashboard", "#review-form"},
 	}
 	for _, size := range []struct {
 		name   string

@@ -264,3 +264,65 @@ func TestLessonMarksSectionsMasteredOrDue(t *testing.T) {
 		t.Errorf("bob sees %d of ana's section states", n)
 	}
 }
+
+// "Review N sections due" on /learn and /dashboard is a plain form: it
+// starts a check over the due sections, longest due first, and 303s to it.
+func TestReviewSectionsDue(t *testing.T) {
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	s := apptest.New(t, at(now))
+	ana := s.User(t, "ana@example.com", "pass-phrase-1", "FREE")
+	s.User(t, "bob@example.com", "pass-phrase-1", "FREE")
+	for _, m := range []struct {
+		lesson, anchor string
+		due            time.Time
+	}{
+		{"vlan-basics", "vlans-and-ip-subnets", now.Add(-time.Hour)},
+		{"subnetting", "", now.Add(-2 * time.Hour)},
+		{"vlan-basics", "access-ports-and-trunk-ports", now.AddDate(0, 0, 3)}, // not due yet
+		{"vlan-basics", "a-section-an-edit-removed", now.Add(-3 * time.Hour)}, // gone: not counted
+	} {
+		if err := s.DB.Exec(`INSERT INTO section_mastery (user_id, lesson_id, anchor, last_checked_at, due_at)
+			VALUES (?, ?, ?, ?, ?)`, ana.ID, m.lesson, m.anchor, now, m.due).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
+	for _, tt := range []struct{ lang, page, want string }{
+		{"en", "/learn", "Review 2 sections due"},
+		{"en", "/dashboard", "Review 2 sections due"},
+		{"es", "/dashboard", "Repasar 2 secciones pendientes"},
+	} {
+		c.Lang = tt.lang
+		if got := c.Get(tt.page).Text("#review-form button"); got != tt.want {
+			t.Errorf("%s %s: %q, want %q", tt.lang, tt.page, got, tt.want)
+		}
+	}
+	c.Lang = "en"
+	bob := s.SignIn(t, "bob@example.com", "pass-phrase-1")
+	if bob.Get("/dashboard").Doc.Find("#review-form").Length() != 0 {
+		t.Error("bob is offered ana's review")
+	}
+	p := bob.Post("/review", url.Values{"_csrf": {bob.Get("/dashboard").CSRF()}})
+	if p.Status != http.StatusConflict || !strings.Contains(p.Text(".error-page"), "No sections due for review.") {
+		t.Errorf("bob's review with nothing due: %d %q", p.Status, p.Text(".error-page"))
+	}
+
+	r := postNoFollow(t, c, "/review", c.Get("/dashboard").CSRF())
+	loc := r.Header.Get("Location")
+	if r.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/checks/") {
+		t.Fatalf("review: %d to %q, want 303 to the check", r.StatusCode, loc)
+	}
+	cid := strings.TrimPrefix(loc, "/checks/")
+	var scope []string
+	s.DB.Raw(`SELECT lesson_id || '#' || anchor FROM check_sections cs JOIN checks k USING (conversation_id)
+		WHERE conversation_id = ? AND k.user_id = ? ORDER BY position`, cid, ana.ID).Scan(&scope)
+	if strings.Join(scope, ",") != "subnetting#,vlan-basics#vlans-and-ip-subnets" {
+		t.Errorf("the review asks about %v, want the 2 due sections, longest due first", scope)
+	}
+	if p := c.Get(loc); p.Status != http.StatusOK {
+		t.Errorf("the review's page: %d", p.Status)
+	}
+	if p := bob.Get(loc); p.Status != http.StatusNotFound {
+		t.Errorf("bob opens ana's review: %d, want 404", p.Status)
+	}
+}

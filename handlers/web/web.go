@@ -155,6 +155,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/lessons/:id/check", a.startCheck)
 	auth.GET("/checks/:id", a.showCheck)
 	auth.POST("/checks/:id/answer", a.answerCheck)
+	auth.POST("/review", a.review)
 	auth.GET("/dashboard", a.dashboard)
 	auth.GET("/dashboard/history", a.dashboardHistory)
 	auth.GET("/upgrade", a.upgrade)
