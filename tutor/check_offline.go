@@ -95,12 +95,14 @@ func wordIndex(s, w string) int {
 }
 
 // bareTerm is the matched term without its markup; "" when it is too
-// short to ask about (a one-character value is guessed, not known).
+// short to ask about (a one-character value is guessed, not known) or a
+// phrase rather than a term.
 func bareTerm(s string, m []int) string {
 	for g := 1; g < len(m)/2; g++ {
 		if m[2*g] >= 0 {
-			t := strings.TrimSpace(s[m[2*g]:m[2*g+1]])
-			if utf8.RuneCountInString(normalizeAnswer(t)) < 2 {
+			t := strings.TrimRight(strings.TrimSpace(s[m[2*g]:m[2*g+1]]), ":;,.")
+			// A whole phrase in bold is emphasis, not a term to recall.
+			if utf8.RuneCountInString(normalizeAnswer(t)) < 2 || len(strings.Fields(t)) > 3 {
 				return ""
 			}
 			return t
