@@ -48,4 +48,5 @@ type CheckStartView struct {
 	PathSlug string // the lesson's path: the check opens in its panel
 	InPanel  bool   // HTMX swaps the panel; elsewhere a plain post
 	Primary  bool   // the panel's main offer rather than a small chip
+	Style    string // the teaching style the check takes ("" keeps the student's last)
 }

@@ -439,7 +439,7 @@ func checkOffer(p PanelView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if !p.Form.AtLimit {
-			templ_7745c5c3_Err = StartCheckForm(CheckStartView{LessonID: p.LessonID, PathSlug: p.PathSlug, InPanel: true, Primary: true}, i18n.T(ctx, "check.start")).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = StartCheckForm(CheckStartView{LessonID: p.LessonID, PathSlug: p.PathSlug, InPanel: true, Primary: true, Style: panelStyle(p)}, i18n.T(ctx, "check.start")).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -789,6 +789,15 @@ func suggestions(p PanelView) templ.Component {
 		}
 		return nil
 	})
+}
+
+// panelStyle is the teaching style of the panel's session: a check
+// started there is taught the same way.
+func panelStyle(p PanelView) string {
+	if p.Conversation == nil {
+		return ""
+	}
+	return p.Conversation.Style
 }
 
 // anyStreaming reports whether an answer among ms is still being written:

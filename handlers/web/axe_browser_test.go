@@ -79,10 +79,11 @@ func TestAccessibilityAxe(t *testing.T) {
 	s.User(t, "root@example.com", "a-long-password-1", models.PlanSuperAdmin)
 	cid := seedAxeConversations(t, s, student)
 	lesson := "/learn/networking/vlan-basics"
+	chk := seedAxeCheck(t, s, student)
 	roles := []axeRole{
 		{"signed-out", "", []string{"/", "/login", "/signup", "/password/forgot"}},
 		{"student", "ana@example.com", []string{"/learn", "/learn/networking", lesson, lesson + "?tutor=open&history=open",
-			"/chat/" + cid, "/chat/" + cid + "/delete", "/dashboard", "/settings", "/settings/delete", "/upgrade"}},
+			"/chat/" + cid, "/chat/" + cid + "/delete", "/checks/" + chk, lesson + "?tutor=open&session=" + chk, "/dashboard", "/settings", "/settings/delete", "/upgrade"}},
 		{"admin", "root@example.com", []string{"/chat", "/admin", "/admin/ratings", "/admin/understanding", "/admin/latency", "/admin/suggestions",
 			"/admin/users", "/admin/routes"}},
 	}
@@ -165,4 +166,19 @@ func seedAxeConversations(t *testing.T, s *apptest.Server, u *models.User) strin
 		}
 	}
 	return cid
+}
+
+// seedAxeCheck starts a check on vlan-basics for the student and answers
+// its first question wrongly, so its feedback and a next question show.
+func seedAxeCheck(t *testing.T, s *apptest.Server, u *models.User) string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := s.Tutor.StartCheck(ctx, u, tutor.CheckScope{LessonID: "vlan-basics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Tutor.AnswerCheck(ctx, u, st.Check.ConversationID, "surely something else"); err != nil {
+		t.Fatal(err)
+	}
+	return st.Check.ConversationID
 }

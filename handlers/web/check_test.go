@@ -229,3 +229,24 @@ func TestCheckUngradedAnswer(t *testing.T) {
 		t.Fatal("a garbled verdict was recorded")
 	}
 }
+
+// In the guide style a wrong answer first gets a hint and a second try at
+// the same question, then its verdict.
+func TestCheckGuideHintWithoutJavaScript(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	lesson := c.Get(checkLesson)
+	p := c.Post("/lessons/go-functions-errors/check", url.Values{"_csrf": {lesson.CSRF()}, "style": {"guide"}})
+	checkID(t, p)
+	question := p.Text("#check-question")
+	p = c.Submit(p, "#check-form", map[string]string{"answer": "certainly not this"})
+	if !strings.Contains(p.Text("#check-last .verdict-badge"), "Hint") || p.Text("#check-question") != question ||
+		!strings.Contains(p.Text("#check-form"), "Second try") || p.Text("#check-progress") != "Question 1 of 5" {
+		t.Fatalf("after a wrong first try: %q / %q / %q", p.Text("#check-last"), p.Text("#check-form"), p.Text("#check-progress"))
+	}
+	p = c.Submit(p, "#check-form", map[string]string{"answer": "still not this"})
+	if p.Text("#check-last .verdict-badge") != "Not yet" || p.Text("#check-progress") != "Question 2 of 5" {
+		t.Fatalf("after the second try: %q %q", p.Text("#check-last"), p.Text("#check-progress"))
+	}
+}

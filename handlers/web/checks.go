@@ -21,7 +21,7 @@ import (
 func (a *App) startCheck(c echo.Context) error {
 	pathSlug := c.FormValue(panelPathField)
 	st, err := a.Tutor.StartCheck(c.Request().Context(), handlers.UserFrom(c),
-		tutor.CheckScope{LessonID: c.Param("id"), Anchor: c.FormValue("anchor")})
+		tutor.CheckScope{LessonID: c.Param("id"), Anchor: c.FormValue("anchor"), Style: c.FormValue("style")})
 	if r, ans, ok := handlers.Refused(err); ok {
 		if isFragment(c) {
 			c.Response().Header().Set(htmx.HeaderRetarget, "#check-offer-error")
