@@ -271,7 +271,7 @@ func TestCheckUsesServiceClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st = answerRight(t, f, u, st)
+	answerRight(t, f, u, st)
 	var due time.Time
 	f.scalar(&due, `SELECT due_at FROM section_mastery WHERE user_id = ?`, u.ID)
 	if want := f.now.Now().AddDate(0, 0, 1); !due.Equal(want) {
