@@ -100,8 +100,10 @@
     if (live) live.textContent = "";
   }
 
+  // Without the question form (a check in the panel, the month's limit
+  // reached) there is nothing to quote into: no button.
   function update() {
-    var s = selection();
+    var s = quote() ? selection() : null;
     if (s) show(s);
     else if (document.activeElement !== btn) hide();
   }
