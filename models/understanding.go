@@ -24,6 +24,7 @@ type LessonUnderstanding struct {
 // was edited, beside the 👎 of the answers that cited it.
 type SectionUnderstanding struct {
 	LessonID, LessonTitle, Heading, Anchor string
+	PathSlug                               string // the path the lesson's page is under ("" once the lesson is gone)
 	Answers, NotYet                        int // the section as it reads now
 	EarlierAnswers, EarlierNotYet          int // its earlier versions
 	Down                                   int
@@ -165,10 +166,11 @@ func (s *Stats) understandingSections(ctx context.Context, u *Understanding, aft
 			LEFT JOIN sec ON sec.lesson_id = t.lesson_id AND sec.anchor = t.anchor
 			GROUP BY t.lesson_id, t.anchor
 		)
-		SELECT a.lesson_id, coalesce(l.title, '') AS lesson_title, a.heading, a.anchor, a.gone, a.answers, a.not_yet,
-			a.earlier_answers, a.earlier_not_yet,
+		SELECT a.lesson_id, coalesce(l.title, '') AS lesson_title, coalesce(p.slug, '') AS path_slug, a.heading, a.anchor, a.gone,
+			a.answers, a.not_yet, a.earlier_answers, a.earlier_not_yet,
 			coalesce((SELECT sum(r.down) FROM section_rating_totals r WHERE r.lesson_id = a.lesson_id AND r.anchor = a.anchor), 0) AS down
 		FROM agg a LEFT JOIN lessons l ON l.id = a.lesson_id
+		LEFT JOIN modules m ON m.id = l.module_id LEFT JOIN paths p ON p.id = m.path_id
 		WHERE (-a.not_yet, -a.earlier_not_yet, a.lesson_id, a.anchor) > (?, ?, ?, ?)
 		ORDER BY a.not_yet DESC, a.earlier_not_yet DESC, a.lesson_id, a.anchor LIMIT ?`,
 		-c.NotYet, -c.EarlierNotYet, c.LessonID, c.Anchor, UnderstandingTop+1).Scan(&u.Sections).Error

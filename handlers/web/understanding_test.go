@@ -79,6 +79,9 @@ func TestAdminUnderstandingFigures(t *testing.T) {
 			t.Errorf("section row %d: %s %q, want %s %q", i, id, rowText(row.Find("td")), w.id, w.cells)
 		}
 	}
+	if href := rows.Eq(0).Find("th a").AttrOr("href", ""); href != "/learn/networking/vlan-basics#"+first {
+		t.Errorf("the section links to %q", href)
+	}
 	if !strings.Contains(rows.Eq(2).Find("th").Text(), "#removed-section (removed)") {
 		t.Errorf("a removed section reads %q", rows.Eq(2).Find("th").Text())
 	}
