@@ -25,8 +25,8 @@ type LessonUnderstanding struct {
 type SectionUnderstanding struct {
 	LessonID, LessonTitle, Heading, Anchor string
 	PathSlug                               string // the path the lesson's page is under ("" once the lesson is gone)
-	Answers, NotYet                        int // the section as it reads now
-	EarlierAnswers, EarlierNotYet          int // its earlier versions
+	Answers, NotYet                        int    // the section as it reads now
+	EarlierAnswers, EarlierNotYet          int    // its earlier versions
 	Down                                   int
 	// Gone marks a section the lesson no longer has (Heading is then "").
 	Gone bool
