@@ -48,14 +48,31 @@ func TestBrowserReadByReachingTheEnd(t *testing.T) {
 	}
 }
 
-// Without JavaScript nothing is read by scrolling; the button reads it.
+// Without JavaScript nothing is read by reaching the end; the button
+// reads it. AULA_SHOTS=DIR saves the unread end at both sizes and schemes.
 func TestBrowserMarkDoneWithoutJavaScript(t *testing.T) {
 	s := apptest.New(t)
 	s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
 	b := browser.New(t, browser.WithoutJavaScript())
 	signIn(b, s, "ana@example.com", "a-long-password-1")
-	b.Navigate(s.URL + "/learn/networking/vlan-basics")
-	b.WaitReady("#mark-done")
+	for _, size := range []struct {
+		name   string
+		vp     [2]int64
+		mobile bool
+	}{{"1366", browser.Desktop, false}, {"390", browser.Phone, true}} {
+		b.Viewport(size.vp, size.mobile)
+		for _, sc := range []string{"light", "dark"} {
+			b.ColorScheme(sc)
+			b.Navigate(s.URL + "/learn/networking/vlan-basics#lesson-end")
+			b.WaitReady("#mark-done")
+			b.Shot(shotsDir(), fmt.Sprintf("lesson-end-unread-%s-%s", size.name, sc))
+		}
+	}
+	var n int
+	s.DB.Raw(`SELECT count(*) FROM lesson_reads`).Row().Scan(&n)
+	if n != 0 {
+		b.Fatalf("%d lessons read by only reaching the end without JavaScript", n)
+	}
 	b.ClickAndWait("#mark-done")
 	if b.Path() != "/learn/networking/vlan-basics" || b.Text("#read-state") != "Read ✓" {
 		b.Fatalf("after Mark as done: at %s, %q", b.Path(), b.Text("#read-state"))
