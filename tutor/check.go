@@ -171,22 +171,34 @@ func (s *Service) AnswerCheck(ctx context.Context, user *models.User, conversati
 	if err != nil {
 		return nil, err
 	}
-	g.Finish = g.Verdict != "" && item.Position >= run.state.Check.MaxItems
 	if err := s.checks.Grade(ctx, g); err != nil {
 		if errors.Is(err, models.ErrCheckGraded) {
 			return nil, refused(RefusedCheckFinished, err)
 		}
 		return nil, fmt.Errorf("answer check: %w", err)
 	}
+	run.recorded(item, g)
 	if g.Verdict != "" && !g.Finish {
-		if run, err = s.loadCheck(ctx, user.ID, conversationID); err != nil {
-			return nil, err
-		}
 		if err := s.askNext(ctx, run); err != nil {
 			return nil, err
 		}
 	}
-	return s.Check(ctx, user.ID, conversationID)
+	return run.state, nil
+}
+
+// recorded applies to the check in memory the grade Checks.Grade stored,
+// so the answer needs no second read of the check.
+func (r *checkRun) recorded(it *models.CheckItem, g models.CheckGrade) {
+	it.Answer, it.Feedback = g.Answer, g.Feedback
+	it.Attempts++
+	if g.Verdict != "" {
+		verdict, at := g.Verdict, g.Now
+		it.Verdict, it.GradedAt = &verdict, &at
+	}
+	if g.Finish {
+		at := g.Now
+		r.state.Check.FinishedAt = &at
+	}
 }
 
 // checkAnswer trims an answer and refuses it when empty or too long.
@@ -241,17 +253,17 @@ func (s *Service) loadCheck(ctx context.Context, userID, conversationID string) 
 	}
 	run, err := s.resolveScope(ctx, CheckScope{Sections: c.Sections})
 	if errors.Is(err, models.ErrNotFound) {
-		// A section was removed since: the check still shows, with
-		// what is left of its scope.
-		run, err = &checkRun{state: &CheckState{Lang: "en", Headings: map[string]string{}}}, nil
+		// A section was removed since: the check still shows, in its
+		// lesson's language, without a question left to ask.
+		run, err = &checkRun{state: &CheckState{Lang: LangEnglish, Headings: map[string]string{}}}, nil
+		if c.Conversation.LessonID != nil {
+			if l, lerr := s.retr.content.Lesson(ctx, *c.Conversation.LessonID); lerr == nil {
+				run.state.LessonTitle, run.state.Lang = l.Title, l.Language
+			}
+		}
 	}
 	if err != nil {
 		return nil, err
-	}
-	if c.Conversation.LessonID != nil {
-		if l, err := s.retr.content.Lesson(ctx, *c.Conversation.LessonID); err == nil {
-			run.state.LessonTitle, run.state.Lang = l.Title, l.Language
-		}
 	}
 	run.state.Check, run.userID = c, userID
 	return run, nil

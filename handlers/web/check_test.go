@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -248,5 +249,29 @@ func TestCheckGuideHintWithoutJavaScript(t *testing.T) {
 	p = c.Submit(p, "#check-form", map[string]string{"answer": "still not this"})
 	if p.Text("#check-last .verdict-badge") != "Not yet" || p.Text("#check-progress") != "Question 2 of 5" {
 		t.Fatalf("after the second try: %q %q", p.Text("#check-last"), p.Text("#check-progress"))
+	}
+}
+
+// A check's page and an answer to it run a fixed, small number of SQL
+// statements, whatever the lesson's length or how far the check is.
+func TestCheckStatementBudget(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	p := c.Submit(c.Get(checkLesson), ".check-offer form", nil)
+	cid := checkID(t, p)
+	const pageBudget, answerBudget = 12, 26
+	for i := 1; i <= 3; i++ {
+		before := s.SQLs.Load()
+		page := c.Get("/checks/" + cid)
+		read := s.SQLs.Load() - before
+		before = s.SQLs.Load()
+		c.Post("/checks/"+cid+"/answer", url.Values{"_csrf": {page.CSRF()}, "answer": {expected(t, s, cid)}})
+		// The redirect's page read is counted apart from the answer.
+		answer := s.SQLs.Load() - before - read
+		figure(t, fmt.Sprintf("check.statements.q%d", i), fmt.Sprintf("page %d, answer %d", read, answer))
+		if read > pageBudget || answer > answerBudget {
+			t.Fatalf("question %d: the page ran %d statements (budget %d), the answer %d (budget %d)", i, read, pageBudget, answer, answerBudget)
+		}
 	}
 }
