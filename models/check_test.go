@@ -81,6 +81,11 @@ func TestCheckLifecycle(t *testing.T) {
 	if answers != 1 || notYet != 1 {
 		t.Fatalf("question totals %d %d", answers, notYet)
 	}
+	exp, err := models.NewUsers(f.db.DB).Export(ctx, u, now)
+	if err != nil || len(exp.CheckAnswers) != 1 || exp.CheckAnswers[0].Answer != "ISL" || len(exp.CheckAnswers[0].Choices) != 2 ||
+		len(exp.SectionMastery) != 1 || exp.SectionMastery[0].Anchor != "tags" {
+		t.Fatalf("export: answers %+v mastery %+v (%v)", exp.CheckAnswers, exp.SectionMastery, err)
+	}
 	for _, id := range []string{other, "not-a-uuid"} {
 		if _, err := checks.Get(ctx, id, c.ConversationID); !errors.Is(err, models.ErrNotFound) {
 			t.Fatalf("user %s: %v", id, err)

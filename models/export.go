@@ -24,6 +24,9 @@ type Export struct {
 	// read and the one opened last.
 	LessonsRead  []ExportLessonRead  `json:"lessonsRead"`
 	LessonVisits []ExportLessonVisit `json:"lessonVisits"`
+	// The knowledge checks' questions and answers, and the mastery they set.
+	CheckAnswers   []ExportCheckAnswer    `json:"checkAnswers"`
+	SectionMastery []ExportSectionMastery `json:"sectionMastery"`
 }
 
 // ExportLessonRead is a lesson the student read, and when.
@@ -36,6 +39,33 @@ type ExportLessonRead struct {
 type ExportLessonVisit struct {
 	LessonID  string    `json:"lessonId"`
 	VisitedAt time.Time `json:"visitedAt"`
+}
+
+// ExportCheckAnswer is one question of a knowledge check and the student's answer.
+type ExportCheckAnswer struct {
+	ConversationID string     `json:"conversationId"`
+	Position       int        `json:"position"`
+	LessonID       string     `json:"lessonId"`
+	Anchor         string     `json:"anchor"`
+	Question       string     `json:"question"`
+	Choices        TextList   `json:"choices"`
+	Answer         string     `json:"answer"`
+	Verdict        *string    `json:"verdict"`
+	Feedback       string     `json:"feedback"`
+	Attempts       int        `json:"attempts"`
+	AskedAt        time.Time  `json:"askedAt"`
+	GradedAt       *time.Time `json:"gradedAt"`
+}
+
+// ExportSectionMastery is what the student has shown of one lesson section.
+type ExportSectionMastery struct {
+	LessonID      string     `json:"lessonId"`
+	Anchor        string     `json:"anchor"`
+	Streak        int        `json:"streak"`
+	LastVerdict   string     `json:"lastVerdict"`
+	MasteredAt    *time.Time `json:"masteredAt"`
+	LastCheckedAt time.Time  `json:"lastCheckedAt"`
+	DueAt         time.Time  `json:"dueAt"`
 }
 
 // ExportAccount is the account row.
@@ -222,6 +252,7 @@ func exportContextTurns(tx *gorm.DB, userID string) (map[string][]ExportContextT
 func exportAccountRows(tx *gorm.DB, userID string, out *Export) error {
 	out.Usage, out.PlanChanges, out.APITokens, out.Sessions = []ExportUsage{}, []ExportPlanChange{}, []ExportToken{}, []ExportSession{}
 	out.LessonsRead, out.LessonVisits = []ExportLessonRead{}, []ExportLessonVisit{}
+	out.CheckAnswers, out.SectionMastery = []ExportCheckAnswer{}, []ExportSectionMastery{}
 	queries := []struct {
 		sql  string
 		dest any
@@ -233,6 +264,10 @@ func exportAccountRows(tx *gorm.DB, userID string, out *Export) error {
 			ORDER BY created_at`, &out.Sessions},
 		{`SELECT lesson_id, read_at FROM lesson_reads WHERE user_id = ? ORDER BY read_at, lesson_id`, &out.LessonsRead},
 		{`SELECT lesson_id, visited_at FROM lesson_visits WHERE user_id = ?`, &out.LessonVisits},
+		{`SELECT conversation_id, position, lesson_id, anchor, question, choices, answer, verdict, feedback, attempts,
+			asked_at, graded_at FROM check_items WHERE user_id = ? ORDER BY asked_at, id`, &out.CheckAnswers},
+		{`SELECT lesson_id, anchor, streak, last_verdict, mastered_at, last_checked_at, due_at FROM section_mastery
+			WHERE user_id = ? ORDER BY lesson_id, anchor`, &out.SectionMastery},
 	}
 	for _, q := range queries {
 		if err := tx.Raw(q.sql, userID).Scan(q.dest).Error; err != nil {
