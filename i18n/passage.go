@@ -4,7 +4,7 @@ package i18n
 var _ = add(map[string][2]string{
 	"passage.ask":          {"Ask the tutor", "Preguntar al tutor"},
 	"passage.ask_tip":      {"Ask the tutor about the selected text (Alt+Shift+A)", "Pregunta al tutor por el texto seleccionado (Alt+Mayús+A)"},
-	"passage.selected":     {"Text selected. Press Tab, then Enter, or Alt+Shift+A to ask the tutor about it.", "Texto seleccionado. Pulsa Tab y luego Intro, o Alt+Mayús+A, para preguntar al tutor por él."},
+	"passage.selected":     {"Text selected. Press Alt+Shift+A to ask the tutor about it, or go on to the Ask the tutor button after it.", "Texto seleccionado. Pulsa Alt+Mayús+A para preguntar al tutor por él, o sigue hasta el botón Preguntar al tutor que viene después."},
 	"passage.quoted":       {"Asking about this passage", "Preguntas por este fragmento"},
 	"passage.remove":       {"Remove the quoted passage", "Quitar el fragmento citado"},
 	"passage.added":        {"The passage is quoted above your question.", "El fragmento aparece citado encima de tu pregunta."},
