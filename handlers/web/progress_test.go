@@ -333,4 +333,17 @@ func TestReviewSectionsDue(t *testing.T) {
 	if p := bob.Get(loc); p.Status != http.StatusNotFound {
 		t.Errorf("bob opens ana's review: %d, want 404", p.Status)
 	}
+
+	// The review counted ana's one question; at her plan's limit the next is refused, in Spanish too.
+	if err := s.DB.Exec(`UPDATE plan_usage SET questions = 3 WHERE user_id = ?`, ana.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	c.Lang = "es"
+	p = c.Post("/review", url.Values{"_csrf": {c.Get("/dashboard").CSRF()}})
+	if p.Status != http.StatusTooManyRequests || !strings.Contains(p.Text(".error-page"), "3 preguntas") {
+		t.Errorf("a review past the limit: %d %q", p.Status, p.Text(".error-page"))
+	}
+	if n := apptest.Count(t, s, `SELECT count(*) FROM checks WHERE user_id = ?`, ana.ID); n != 1 {
+		t.Errorf("%d checks, want the one review before the limit", n)
+	}
 }
