@@ -16,6 +16,11 @@ type ContextTurn struct {
 // CreateWithContext creates a conversation (as Create) together with its
 // earlier context, oldest turn first, in one transaction.
 func (s *Conversations) CreateWithContext(ctx context.Context, userID, mode, lessonID string, moduleID int64, style string, turns []ContextTurn) (*Conversation, error) {
+	if len(turns) == 0 {
+		// One statement is its own transaction: no BEGIN and COMMIT
+		// round trips in front of a question.
+		return s.Create(ctx, userID, mode, lessonID, moduleID, style)
+	}
 	var c *Conversation
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		var err error

@@ -2,9 +2,7 @@ package models
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql/driver"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -110,120 +108,6 @@ type AttachmentInput struct {
 	MIME     string
 	Data     []byte
 	Text     string
-}
-
-// TurnInput is a question to record.
-type TurnInput struct {
-	UserID         string
-	ConversationID string
-	Content        string
-	// AssistantID is the id the pending answer gets; the caller picks it so
-	// the answer can be registered for streaming before the row is visible.
-	AssistantID string
-	Now         time.Time
-	Attachment  *AttachmentInput
-	// Metadata is the question's own record (the passage it asks about);
-	// empty is {}.
-	Metadata JSON
-	// Lease is the generating instance's claim on the answer; a zero
-	// Lease still expires (after DefaultLeaseTTL) so no answer can stay
-	// streaming forever.
-	Lease Lease
-}
-
-// Turn is what BeginTurn recorded.
-type Turn struct {
-	Conversation Conversation
-	User         Message
-	Assistant    Message
-	QuotaPeriod  time.Time
-}
-
-// openTurn bumps the thread's next_seq by two, which locks it, so
-// concurrent asks in it serialise and get consecutive seqs; the same
-// statement makes it the user's active thread and reads the plan the
-// quota follows. ErrNotFound when the thread is not the user's, or is a
-// knowledge check (its answers go through Checks.Grade, not questions).
-func openTurn(tx *gorm.DB, in TurnInput, c *Conversation) (plan string, err error) {
-	err = tx.Raw(`WITH c AS (
-			UPDATE conversations
-			SET next_seq = next_seq + 2, last_activity_at = ?,
-			    title = CASE WHEN title = '' THEN ? ELSE title END
-			WHERE id = ? AND user_id = ? AND deleted_at IS NULL AND mode <> 'check'
-			RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at
-		), u AS (
-			UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.plan
-		)
-		SELECT c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
-		       c.last_activity_at, u.plan
-		FROM c, u`,
-		in.Now, TitleFrom(in.Content), in.ConversationID, in.UserID).
-		Row().Scan(&c.ID, &c.UserID, &c.Title, &c.Mode, &c.Style, &c.LessonID, &c.ModuleID, &c.NextSeq, &c.CreatedAt,
-		&c.LastActivityAt, &plan)
-	if err != nil {
-		return "", fmt.Errorf("allocate seq: %w", notFound(err))
-	}
-	return plan, nil
-}
-
-// BeginTurn records a question in one transaction: the conversation must be
-// the user's (else ErrNotFound and nothing written), a question of the
-// month is reserved (*QuotaError when none is left), the user message and a
-// streaming assistant message get the next two seqs, the title is set from
-// the first question, and the thread becomes the user's active one.
-func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
-	if !validID(in.ConversationID) || !validID(in.UserID) {
-		return nil, ErrNotFound
-	}
-	var t Turn
-	err := WithTx(ctx, s.db, func(ctx context.Context) error {
-		tx := conn(ctx, s.db)
-		c := &t.Conversation
-		plan, err := openTurn(tx, in, c)
-		if err != nil {
-			return err
-		}
-		period, err := reservePlanQuota(ctx, s.db, in.UserID, plan, in.Now)
-		if err != nil {
-			return err
-		}
-		t.QuotaPeriod = period
-		if len(in.Metadata) == 0 {
-			in.Metadata = JSON("{}")
-		}
-		t.User = Message{ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
-			Content: in.Content, Status: StatusComplete, Metadata: in.Metadata, CreatedAt: in.Now, CompletedAt: &in.Now}
-		t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,
-			Role: RoleAssistant, Status: StatusStreaming, Metadata: JSON("{}"), QuotaPeriod: &period, CreatedAt: in.Now}
-		// The question and its pending answer, in one statement.
-		if err := tx.Raw(`WITH q AS (
-				INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
-				VALUES (?, ?, ?, 'user', ?, 'complete', ?, ?, ?) RETURNING id
-			), a AS (
-				INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
-					lease_owner, lease_until)
-				VALUES (?, ?, ?, ?, 'assistant', 'streaming', ?, ?, ?, now() + ? * interval '1 millisecond') RETURNING id
-			)
-			SELECT q.id FROM q, a`,
-			c.ID, in.UserID, t.User.Seq, in.Content, in.Metadata, in.Now, in.Now,
-			in.AssistantID, c.ID, in.UserID, t.Assistant.Seq, period, in.Now, in.Lease.owner(), in.Lease.ttlMs()).
-			Row().Scan(&t.User.ID); err != nil {
-			return fmt.Errorf("insert question and answer: %w", err)
-		}
-		if a := in.Attachment; a != nil {
-			sum := sha256.Sum256(a.Data)
-			if err := tx.Exec(`INSERT INTO attachments (message_id, user_id, filename, mime, size, sha256, extracted_text, data)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.User.ID, in.UserID, a.Filename, a.MIME, len(a.Data),
-				hex.EncodeToString(sum[:]), strings.ToValidUTF8(a.Text, ""), a.Data).Error; err != nil {
-				return fmt.Errorf("insert attachment: %w", err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
 }
 
 // BeginRetry reopens a finished answer of the user for regeneration in

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -40,6 +41,20 @@ func PlanLimit(plan string) int {
 	default:
 		return 0
 	}
+}
+
+// planLimitSQL is PlanLimit as an SQL expression on the plan column col,
+// for statements that read the plan and check the quota at once.
+func planLimitSQL(col string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for _, p := range Plans {
+		if n := PlanLimit(p); n != 0 {
+			fmt.Fprintf(&b, " WHEN '%s' THEN %d", p, n)
+		}
+	}
+	b.WriteString(" ELSE 0 END")
+	return b.String()
 }
 
 // IsAdminPlan reports whether the plan may open the admin dashboard.

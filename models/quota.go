@@ -96,14 +96,21 @@ func reservePlanQuota(ctx context.Context, db *gorm.DB, userID, plan string, now
 		WHERE ? = 0 OR plan_usage.questions < ?
 		RETURNING questions`, userID, period, limit, limit).Row().Scan(&used)
 	if errors.Is(err, sql.ErrNoRows) { // the upsert's WHERE refused: the limit is reached
-		_ = tx.Raw(`SELECT questions FROM plan_usage WHERE user_id = ? AND period = ?`, userID, period).
-			Row().Scan(&used)
-		return period, &QuotaError{Plan: plan, Used: used, Limit: limit, ResetAt: NextPeriod(now)}
+		return period, quotaRefusal(tx, userID, plan, now)
 	}
 	if err != nil {
 		return period, fmt.Errorf("reserve quota: %w", err)
 	}
 	return period, nil
+}
+
+// quotaRefusal is the *QuotaError of a user whose reservation the
+// plan_usage upsert refused, with the count it holds.
+func quotaRefusal(tx *gorm.DB, userID, plan string, now time.Time) error {
+	var used int
+	_ = tx.Raw(`SELECT questions FROM plan_usage WHERE user_id = ? AND period = ?`, userID, Period(now)).
+		Row().Scan(&used)
+	return &QuotaError{Plan: plan, Used: used, Limit: PlanLimit(plan), ResetAt: NextPeriod(now)}
 }
 
 // Refund gives back the question counted for an assistant message, once:

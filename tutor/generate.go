@@ -21,6 +21,7 @@ type job struct {
 	beforeSeq int    // history ends before the question's seq
 	lang      string
 	passage   *Passage // the lesson passage asked about, nil if none
+	locale    *string  // the student's interface language; nil when not read yet
 	start     time.Time
 }
 

@@ -87,7 +87,9 @@ func (s *Service) answerLang(ctx context.Context, j *job) string {
 		return j.lang
 	}
 	locale := ""
-	if u, err := s.users.Get(ctx, j.answer.UserID); err == nil {
+	if j.locale != nil {
+		locale = *j.locale
+	} else if u, err := s.users.Get(ctx, j.answer.UserID); err == nil {
 		locale = u.Locale
 	}
 	return detectLang(j.plain, locale)

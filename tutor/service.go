@@ -129,7 +129,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		question = withAttachment(content, a.Filename, a.Text)
 	}
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
-		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage}
+		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage, locale: &turn.Locale}
 	if !s.launch(genCtx, j) {
 		// Closed between the commit and here: the answer must not stay streaming.
 		s.finishFailed(j, CodeInterrupted)

@@ -1,0 +1,154 @@
+package models
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// TurnInput is a question to record.
+type TurnInput struct {
+	UserID         string
+	ConversationID string
+	Content        string
+	// AssistantID is the id the pending answer gets; the caller picks it so
+	// the answer can be registered for streaming before the row is visible.
+	AssistantID string
+	Now         time.Time
+	Attachment  *AttachmentInput
+	// Metadata is the question's own record (the passage it asks about);
+	// empty is {}.
+	Metadata JSON
+	// Lease is the generating instance's claim on the answer; a zero
+	// Lease still expires (after DefaultLeaseTTL) so no answer can stay
+	// streaming forever.
+	Lease Lease
+}
+
+// Turn is what BeginTurn recorded.
+type Turn struct {
+	Conversation Conversation
+	User         Message
+	Assistant    Message
+	QuotaPeriod  time.Time
+	// Locale is the user's interface language, read in the same statement
+	// (the answer's language falls back to it).
+	Locale string
+}
+
+// BeginTurn records a question: the conversation must be the user's and
+// not a knowledge check (else ErrNotFound and nothing written; a check's
+// answers go through Checks.Grade, not questions), a question of the month is
+// reserved (*QuotaError when none is left, nothing else written), the
+// user message and a streaming assistant message get the next two seqs,
+// the title is set from the first question, and the thread becomes the
+// user's active one. Without an attachment all of it is one statement
+// (one round trip, row locks held only while it runs), since a class
+// asking at once queues every round trip on the connection pool; an
+// attachment is added in the same transaction.
+func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
+	if !validID(in.ConversationID) || !validID(in.UserID) {
+		return nil, ErrNotFound
+	}
+	if in.Attachment == nil {
+		return recordTurn(conn(ctx, s.db), in)
+	}
+	var t *Turn
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
+		var err error
+		if t, err = recordTurn(conn(ctx, s.db), in); err != nil {
+			return err
+		}
+		a := in.Attachment
+		sum := sha256.Sum256(a.Data)
+		if err := conn(ctx, s.db).Exec(`INSERT INTO attachments (message_id, user_id, filename, mime, size, sha256, extracted_text, data)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.User.ID, in.UserID, a.Filename, a.MIME, len(a.Data),
+			hex.EncodeToString(sum[:]), strings.ToValidUTF8(a.Text, ""), a.Data).Error; err != nil {
+			return fmt.Errorf("insert attachment: %w", err)
+		}
+		return nil
+	})
+	return t, err
+}
+
+// turnRow is what the turn statement returns: the conversation locked
+// (c0), whether a question was reserved (used), and what was written.
+type turnRow struct {
+	Found  bool
+	Plan   string
+	Locale string
+	Used   *int
+	Conversation
+	QuestionID *string
+}
+
+// recordTurn is BeginTurn's statement. The conversation row is locked
+// first, so concurrent asks in one thread serialise and get consecutive
+// seqs; the plan_usage upsert re-checks the committed count under its row
+// lock (the whole race guard of the quota); everything else is written
+// only when a question was reserved.
+func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
+	period := Period(in.Now)
+	if len(in.Metadata) == 0 {
+		in.Metadata = JSON("{}")
+	}
+	var r turnRow
+	err := tx.Raw(`WITH c0 AS (
+			SELECT c.id, u.plan, u.locale, `+planLimitSQL("u.plan")+` AS lim
+			FROM conversations c JOIN users u ON u.id = c.user_id
+			WHERE c.id = @cid AND c.user_id = @uid AND c.deleted_at IS NULL AND c.mode <> 'check'
+			FOR UPDATE OF c
+		), q AS (
+			INSERT INTO plan_usage AS p (user_id, period, questions) SELECT @uid, @period, 1 FROM c0
+			ON CONFLICT (user_id, period) DO UPDATE SET questions = p.questions + 1
+			WHERE (SELECT lim FROM c0) = 0 OR p.questions < (SELECT lim FROM c0)
+			RETURNING p.questions
+		), c AS (
+			UPDATE conversations
+			SET next_seq = next_seq + 2, last_activity_at = @now,
+			    title = CASE WHEN title = '' THEN @title ELSE title END
+			FROM q WHERE conversations.id = @cid
+			RETURNING conversations.id, conversations.user_id, title, mode, style, lesson_id, module_id, next_seq,
+			          conversations.created_at, last_activity_at
+		), u AS (
+			UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.id
+		), qm AS (
+			INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
+			SELECT c.id, @uid, c.next_seq - 2, 'user', @content, 'complete', @meta, @now, @now FROM c RETURNING id
+		), am AS (
+			INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
+				lease_owner, lease_until)
+			SELECT @aid, c.id, @uid, c.next_seq - 1, 'assistant', 'streaming', @period, @now,
+				@owner, now() + @ttl * interval '1 millisecond' FROM c RETURNING id
+		)
+		SELECT c0.id IS NOT NULL AS found, coalesce(c0.plan, '') AS plan, coalesce(c0.locale, '') AS locale, (SELECT questions FROM q) AS used,
+		       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
+		       c.last_activity_at, (SELECT id FROM qm) AS question_id
+		FROM (SELECT 1) one LEFT JOIN c0 ON true LEFT JOIN c ON true`,
+		map[string]any{"cid": in.ConversationID, "uid": in.UserID, "period": period, "now": in.Now,
+			"title": TitleFrom(in.Content), "content": in.Content, "meta": in.Metadata, "aid": in.AssistantID,
+			"owner": in.Lease.owner(), "ttl": in.Lease.ttlMs()}).Scan(&r).Error
+	if err != nil {
+		return nil, fmt.Errorf("record question: %w", err)
+	}
+	switch {
+	case !r.Found:
+		return nil, ErrNotFound
+	case r.Used == nil:
+		return nil, quotaRefusal(tx, in.UserID, r.Plan, in.Now)
+	case r.QuestionID == nil:
+		return nil, fmt.Errorf("record question: the conversation changed while it was locked")
+	}
+	c := r.Conversation
+	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: r.Locale}
+	t.User = Message{ID: *r.QuestionID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
+		Content: in.Content, Status: StatusComplete, Metadata: in.Metadata, CreatedAt: in.Now, CompletedAt: &in.Now}
+	t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,
+		Role: RoleAssistant, Status: StatusStreaming, Metadata: JSON("{}"), QuotaPeriod: &period, CreatedAt: in.Now}
+	return t, nil
+}
