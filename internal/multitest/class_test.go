@@ -20,11 +20,16 @@ import (
 	"aula/models"
 )
 
-// The class benchmark: N students with distinct accounts ask at the same
-// moment through POST /api/v1/tutor/stream of one aula process, beside
-// the fake provider's own first-token figures measured in the same run
-// (N streams opened on it directly). AULA_CLASS sets the class sizes
+// The class benchmark: N students ask at the same moment through one
+// aula process, beside the fake provider's own first-token figures
+// measured in the same run (N streams opened on it directly). Each class
+// size runs through the API stream (POST /api/v1/tutor/stream, one token
+// per student) and through the browser path (the HTMX POST of the ask
+// form with a session cookie and CSRF token, then the answer's event
+// stream), each on a fresh database and process; then N students of ONE
+// account ask at once through the API. AULA_CLASS sets the class sizes
 // (default 1,50,200); `go tool task loadbench` runs 1,50,200,500,1000.
+// AULA_CLASS_ONE sets the one-account class (default 200; 0 skips it).
 
 // classAnswer is the fake model's answer: 200 tokens at 50 tokens/s.
 var classAnswer = func() []string {
@@ -35,8 +40,16 @@ var classAnswer = func() []string {
 	return out
 }()
 
-// classRow is one class size's figures.
+// The doors a class asks through.
+const (
+	doorAPI     = "API stream"
+	doorBrowser = "browser (HTMX+SSE)"
+	doorOne     = "API, one account"
+)
+
+// classRow is one class size's figures through one door.
 type classRow struct {
+	Door                     string
 	N                        int
 	ProvFirst50, ProvFirst99 time.Duration
 	First50, First99         time.Duration
@@ -44,55 +57,89 @@ type classRow struct {
 	AulaCPU, PGCPU           time.Duration
 	PeakRSS                  int64 // KiB
 	Complete, Errors         int
+	Counted                  int // questions counted in plan_usage
 }
 
 func BenchmarkClass(b *testing.B) {
-	sizes := []int{1, 50, 200}
-	if v := os.Getenv("AULA_CLASS"); v != "" {
-		sizes = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 {
-				b.Fatalf("AULA_CLASS=%q: want sizes such as 1,50,200", v)
-			}
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := classSizes(b, "AULA_CLASS", []int{1, 50, 200})
+	one := classSizes(b, "AULA_CLASS_ONE", []int{200})
 	var rows []classRow
 	for _, n := range sizes {
-		rows = append(rows, classRun(b, n))
+		rows = append(rows, classRun(b, n, doorAPI), classRun(b, n, doorBrowser))
+	}
+	for _, n := range one {
+		if n > 0 {
+			rows = append(rows, classRun(b, n, doorOne))
+		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "\nclass of N students, each its own account, asking at once through the API stream (fake OpenAI, 200 tokens at 50/s)\n")
-	fmt.Fprintf(&out, "%6s | %-17s | %-17s | %-17s | %8s | %8s | %8s | %9s | %s\n",
-		"N", "provider 1st p50/p99", "aula 1st p50/p99", "aula total p50/p99", "aula CPU", "PG CPU", "PG/answer", "peak RSS", "stored complete")
+	fmt.Fprintf(&out, "\nclass of N students asking at once (fake OpenAI, 200 tokens at 50/s); provider = the fake alone with N streams, same run\n")
+	fmt.Fprintf(&out, "%-18s | %5s | %-19s | %-17s | %-19s | %8s | %8s | %9s | %8s | %-15s | %s\n",
+		"door", "N", "provider 1st p50/p99", "aula 1st p50/p99", "aula total p50/p99", "aula CPU", "PG CPU", "PG/answer",
+		"peak RSS", "stored complete", "errors, questions counted")
 	for _, r := range rows {
-		fmt.Fprintf(&out, "%6d | %7s / %7s | %7s / %7s | %7s / %7s | %7.2fs | %7.2fs | %6.1fms | %6d MB | %d/%d (errors %d)\n",
-			r.N, ms(r.ProvFirst50), ms(r.ProvFirst99), ms(r.First50), ms(r.First99), ms(r.Total50), ms(r.Total99),
+		fmt.Fprintf(&out, "%-18s | %5d | %8s / %7s | %7s / %7s | %8s / %8s | %7.2fs | %7.2fs | %7.1fms | %5d MB | %6d / %-6d | %d, %d\n",
+			r.Door, r.N, ms(r.ProvFirst50), ms(r.ProvFirst99), ms(r.First50), ms(r.First99), ms(r.Total50), ms(r.Total99),
 			r.AulaCPU.Seconds(), r.PGCPU.Seconds(), float64(r.PGCPU.Microseconds())/1000/float64(r.N), r.PeakRSS/1024,
-			r.Complete, r.N, r.Errors)
+			r.Complete, r.N, r.Errors, r.Counted)
 	}
 	fmt.Print(out.String())
 }
 
+// classSizes reads a list of class sizes from the environment.
+func classSizes(b *testing.B, name string, def []int) []int {
+	b.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	var sizes []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			b.Fatalf("%s=%q: want sizes such as 1,50,200", name, v)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
+}
+
 func ms(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
 
-// classRun measures one class size on a fresh database and process.
-func classRun(b *testing.B, n int) classRow {
+// classRun measures one class size through one door on a fresh database
+// and process.
+func classRun(b *testing.B, n int, door string) classRow {
 	b.Helper()
 	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50})
-	row := classRow{N: n}
+	row := classRow{Door: door, N: n}
 	row.ProvFirst50, row.ProvFirst99 = providerFirstTokens(b, fake.URL, n)
 
 	dbURL, db := freshDB(b)
 	procs := start(b, env(dbURL, "AULA_LLM_PROVIDER=openai", "AULA_LLM_MODEL=fake-model",
 		"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+fake.URL+"/v1"), "class")
 	p := procs[0]
-	tokens := classAccounts(b, dbURL, n)
+	accounts := n
+	if door == doorOne {
+		accounts = 1
+	}
+	emails, tokens := classAccounts(b, dbURL, accounts)
+	ask := func() ([]time.Duration, []time.Duration, int) { return askAtOnce(p.base, tokens) }
+	switch door {
+	case doorOne:
+		ask = func() ([]time.Duration, []time.Duration, int) { return askAtOnce(p.base, slices.Repeat(tokens, n)) }
+	case doorBrowser:
+		class, err := classBrowsers(p.base, emails)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ask = func() ([]time.Duration, []time.Duration, int) { return browsersAtOnce(p.base, class) }
+	}
 
+	// Peak RSS counts from here: signing in (password hashing) is not the class asking.
+	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.cmd.Process.Pid), []byte("5"), 0)
 	pg := postmasterPID(b, db)
 	aulaBefore, pgBefore := cpuOf(p.cmd.Process.Pid, false), pgCPU(pg)
-	firsts, totals, errs := askAtOnce(p.base, tokens)
+	firsts, totals, errs := ask()
 	row.AulaCPU = cpuOf(p.cmd.Process.Pid, false) - aulaBefore
 	row.PGCPU = pgCPU(pg) - pgBefore
 	row.PeakRSS = peakRSS(p.cmd.Process.Pid)
@@ -107,11 +154,13 @@ func classRun(b *testing.B, n int) classRow {
 	})
 	scan(b, db, `SELECT count(*) FROM messages WHERE role = 'assistant' AND status = 'complete' AND content = $1`,
 		[]any{want}, &row.Complete)
+	scan(b, db, `SELECT coalesce(sum(questions), 0) FROM plan_usage`, nil, &row.Counted)
 	return row
 }
 
-// classAccounts creates n PRO students with one API token each.
-func classAccounts(b *testing.B, dbURL string, n int) []string {
+// classAccounts creates n PRO students, each with one API token and
+// classPassword (one hash for all), and returns their emails and tokens.
+func classAccounts(b *testing.B, dbURL string, n int) (emails, tokens []string) {
 	b.Helper()
 	ctx := context.Background()
 	g, err := models.Open(ctx, dbURL)
@@ -120,37 +169,46 @@ func classAccounts(b *testing.B, dbURL string, n int) []string {
 	}
 	sqlDB, _ := g.DB()
 	defer sqlDB.Close()
-	// The password hash is never checked: the students use tokens.
 	if err := g.Exec(`INSERT INTO users (email, password_hash, name, plan)
-		SELECT 'class-' || i || '@aula.test', 'x', 'Student ' || i, 'PRO' FROM generate_series(1, ?) i`, n).Error; err != nil {
+		SELECT 'class-' || i || '@aula.test', ?, 'Student ' || i, 'PRO' FROM generate_series(1, ?) i`,
+		models.HashPassword(classPassword), n).Error; err != nil {
 		b.Fatal(err)
 	}
-	var ids []string
-	if err := g.Raw(`SELECT id FROM users WHERE email LIKE 'class-%' ORDER BY email`).Scan(&ids).Error; err != nil {
+	var users []struct{ ID, Email string }
+	if err := g.Raw(`SELECT id, email FROM users WHERE email LIKE 'class-%' ORDER BY email`).Scan(&users).Error; err != nil {
 		b.Fatal(err)
 	}
 	store := models.NewTokens(g)
-	tokens := make([]string, len(ids))
-	for i, id := range ids {
-		if _, tokens[i], err = store.Create(ctx, id, "class"); err != nil {
+	tokens = make([]string, len(users))
+	for i, u := range users {
+		emails = append(emails, u.Email)
+		if _, tokens[i], err = store.Create(ctx, u.ID, "class"); err != nil {
 			b.Fatal(err)
 		}
 	}
-	return tokens
+	return emails, tokens
 }
 
 // askAtOnce has every token ask at the same moment and read its stream to
 // the end; it returns each answer's first-chunk and total times.
 func askAtOnce(base string, tokens []string) (firsts, totals []time.Duration, errs int) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: len(tokens), MaxConnsPerHost: 0}}
+	return atOnce(len(tokens), func(i int) (time.Duration, time.Duration, error) {
+		body := fmt.Sprintf(`{"message":"Student %d: how do VLANs and trunk ports work?"}`, i)
+		return streamOnce(client, base+"/api/v1/tutor/stream", tokens[i], body, `"type":"chunk"`, `"type":"done"`)
+	})
+}
+
+// atOnce runs n asks at the same moment and collects their first-token
+// and total times; a failed ask counts as an error.
+func atOnce(n int, ask func(i int) (first, total time.Duration, err error)) (firsts, totals []time.Duration, errs int) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	gate := make(chan struct{})
-	for i, tok := range tokens {
+	for i := range n {
 		wg.Go(func() {
 			<-gate
-			body := fmt.Sprintf(`{"message":"Student %d: how do VLANs and trunk ports work?"}`, i)
-			first, total, err := streamOnce(client, base+"/api/v1/tutor/stream", tok, body, `"type":"chunk"`, `"type":"done"`)
+			first, total, err := ask(i)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
