@@ -37,9 +37,11 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	sqlDB.SetMaxOpenConns(40)
-	sqlDB.SetMaxIdleConns(20)
-	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	// Connections are kept once made, idle ones too: a class asking at
+	// once otherwise made new backends in the middle of its questions
+	// (each one forked and filling its caches) and closed them right after.
+	sqlDB.SetMaxOpenConns(PoolSize)
+	sqlDB.SetMaxIdleConns(PoolSize)
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {
@@ -47,6 +49,32 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
 	return db, nil
+}
+
+// PoolSize is the most connections one process holds.
+const PoolSize = 40
+
+// Warm opens the pool's connections now, so the first questions after a
+// start do not wait for new backends.
+func Warm(ctx context.Context, db *gorm.DB) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return err
+	}
+	conns := make([]*sql.Conn, PoolSize)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	for i := range conns {
+		if conns[i], err = sqlDB.Conn(ctx); err != nil {
+			return fmt.Errorf("open the connection pool: %w", err)
+		}
+	}
+	return nil
 }
 
 // CreateDatabase creates the database name on the server adminURL reaches

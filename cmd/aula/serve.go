@@ -33,6 +33,9 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		return err
 	}
 	defer db.Close()
+	if err := models.Warm(ctx, db.Gorm); err != nil {
+		return err
+	}
 	if *seedIfEmpty {
 		n, err := models.NewContent(db.Gorm).CountLessons(ctx)
 		if err != nil {
