@@ -19,6 +19,10 @@ const (
 	// CancelChannel carries "<message id>": the process generating that
 	// answer stops it, as if the student had pressed stop there.
 	CancelChannel = "aula_cancel"
+	// FollowChannel carries "<message id>": a process follows that answer
+	// for a reader, so the process generating it stores its text as it
+	// grows (until then the text lives in that process's memory only).
+	FollowChannel = "aula_follow"
 )
 
 // DefaultLeaseTTL is how long a generation's lease outlives its owner's
@@ -125,19 +129,34 @@ func (s *Streams) AppendBatch(ctx context.Context, owner string, pieces []Piece)
 }
 
 // Renew pushes forward the leases owner holds on the answers ids (one
-// statement however many there are) and returns how many it renewed. Only
-// the answers the caller is still generating are named, so a row the
-// owner failed to finish (the database was away) expires and is swept.
-func (s *Streams) Renew(ctx context.Context, owner string, ids []string, ttl time.Duration) (int64, error) {
+// statement however many there are) and returns the ids it renewed; an
+// id missing from them is no longer owner's (ErrLeaseLost for that
+// answer) or not written yet. Only the answers the caller is still
+// generating are named, so a row the owner failed to finish (the
+// database was away) expires and is swept.
+func (s *Streams) Renew(ctx context.Context, owner string, ids []string, ttl time.Duration) (map[string]bool, error) {
+	renewed := map[string]bool{}
 	if len(ids) == 0 {
-		return 0, nil
+		return renewed, nil
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE messages SET lease_until = now() + $2 * interval '1 millisecond'
-		WHERE status = 'streaming' AND lease_owner = $1 AND id = ANY($3::uuid[])`, owner, Lease{TTL: ttl}.ttlMs(), ids)
+	rows, err := s.db.QueryContext(ctx, `UPDATE messages SET lease_until = now() + $2 * interval '1 millisecond'
+		WHERE status = 'streaming' AND lease_owner = $1 AND id = ANY($3::uuid[]) RETURNING id::text`,
+		owner, Lease{TTL: ttl}.ttlMs(), ids)
 	if err != nil {
-		return 0, fmt.Errorf("renew leases: %w", err)
+		return nil, fmt.Errorf("renew leases: %w", err)
 	}
-	return res.RowsAffected()
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("renew leases: %w", err)
+		}
+		renewed[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("renew leases: %w", err)
+	}
+	return renewed, nil
 }
 
 // FailExpired ends every streaming answer whose lease ran out (or that
@@ -211,6 +230,15 @@ func (s *Streams) ReadFrom(ctx context.Context, userID, id string, from int) (*S
 		return nil, fmt.Errorf("read answer text: %w", err)
 	}
 	return &st, nil
+}
+
+// NotifyFollow asks whichever process generates id to store its text as
+// it grows, for a reader on another process.
+func (s *Streams) NotifyFollow(ctx context.Context, id string) error {
+	if _, err := s.db.ExecContext(ctx, `SELECT pg_notify('`+FollowChannel+`', $1)`, id); err != nil {
+		return fmt.Errorf("notify follow: %w", err)
+	}
+	return nil
 }
 
 // NotifyCancel asks whichever process generates id to stop it.

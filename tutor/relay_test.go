@@ -80,17 +80,35 @@ func TestStreamFollowedFromAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	mid := res.AssistantMessage.ID
-	// Wait until the first words are in the row, as a browser that read
-	// them from the owner and then reconnected elsewhere would have.
-	var stored string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		f.scalar(&stored, `SELECT content FROM messages WHERE id = ?`, mid)
-		if strings.Count(stored, " ") >= 6 {
-			break
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release) // a failed test must not leave the generation blocked
 		}
+	})
+	// A browser reads the first words from the owner, then reconnects
+	// elsewhere. Nobody follows the answer on another process yet, so
+	// its text is only in the owner's memory, not in the row.
+	owned, err := f.svc.Streams().Subscribe(context.Background(), u, mid, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if strings.Count(stored, " ") < 6 {
-		t.Fatalf("text not stored while streaming: %q", stored)
+	var stored string
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for strings.Count(stored, " ") < 6 {
+		text, _, _, err := owned.Next(ctx)
+		if err != nil {
+			t.Fatalf("reading from the owner: %v (read %q)", err, stored)
+		}
+		stored += text
+	}
+	owned.Close()
+	var inRow string
+	f.scalar(&inRow, `SELECT content FROM messages WHERE id = ?`, mid)
+	if inRow != "" {
+		t.Fatalf("text written mid-stream with no follower elsewhere: %q", inRow)
 	}
 	// An offset inside "físico" (a two-byte rune) rewinds to the rune.
 	cut := strings.Index(stored, "í") + 1
@@ -103,6 +121,9 @@ func TestStreamFollowedFromAnotherProcess(t *testing.T) {
 	}
 	close(release)
 	rest, final := readAll(t, sub, cut-1)
+	if !strings.HasPrefix(final.Content, stored) {
+		t.Fatalf("the owner's first words %q are not the stored answer's start %q", stored, final.Content)
+	}
 	if final.Status != models.StatusComplete {
 		t.Fatalf("final %s %s", final.Status, final.ErrorCode)
 	}

@@ -115,8 +115,10 @@ func classRun(b *testing.B, n int, door string) classRow {
 	row.ProvFirst50, row.ProvFirst99 = providerFirstTokens(b, fake.URL, n)
 
 	dbURL, db := freshDB(b)
+	// The lease is the production default (the harness's 2 s makes the
+	// kill tests quick, and would renew every answer's row three times a second).
 	procs := start(b, env(dbURL, "AULA_LLM_PROVIDER=openai", "AULA_LLM_MODEL=fake-model",
-		"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+fake.URL+"/v1"), "class")
+		"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+fake.URL+"/v1", "AULA_LEASE_TTL=15s"), "class")
 	p := procs[0]
 	accounts := n
 	if door == doorOne {

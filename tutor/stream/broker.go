@@ -115,12 +115,12 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) *Broker {
 		log = slog.Default()
 	}
 	b := &Broker{cfg: cfg, log: log.With("instance", cfg.InstanceID), hub: NewHub(), msgs: models.NewMessages(db),
-		writer: writer{streams: map[*Stream]*pending{}}}
+		writer: writer{streams: map[*Stream]*pending{}, followed: map[string]bool{}}}
 	b.base, b.stop = context.WithCancelCause(context.Background())
 	b.bgCtx, b.bgStop = context.WithCancel(context.Background())
 	b.store, b.storeErr = models.NewStreams(db)
 	if cfg.DatabaseURL != "" {
-		b.listener = newListener(cfg.DatabaseURL, b.log, b.cancelLocal)
+		b.listener = newListener(cfg.DatabaseURL, b.log, b.cancelLocal, b.followed)
 	}
 	return b
 }
@@ -227,6 +227,9 @@ func (b *Broker) End(ctx context.Context, st *Stream, m *models.Message, stored 
 	}
 	st.Finish(FinalOf(m))
 	b.hub.Remove(st)
+	b.writer.mu.Lock()
+	delete(b.writer.followed, st.id) // asked for after its generation stopped persisting
+	b.writer.mu.Unlock()
 }
 
 // Subscribe reads the user's answer from a byte offset: the missed text,

@@ -55,18 +55,32 @@ func (b *Broker) every(ctx context.Context, interval time.Duration, fn func(cont
 	}
 }
 
-// renew pushes forward the leases of the answers generated here.
+// renew pushes forward the leases of the answers generated here, and
+// stops (ErrLeaseLost) a generation whose row another process ended: the
+// batch writer no longer sees every answer's row, so the heartbeat does.
 func (b *Broker) renew(ctx context.Context) {
 	ids := b.hub.ids()
 	if len(ids) == 0 {
 		return
 	}
+	// Only a generation whose row was written before the statement began
+	// can be judged by it (the hub holds answers before their row exists).
+	written := b.writer.running()
 	rctx, cancel := context.WithTimeout(ctx, b.cfg.LeaseTTL/3)
 	defer cancel()
-	_, err := b.store.Renew(rctx, b.cfg.InstanceID, ids, b.cfg.LeaseTTL)
+	renewed, err := b.store.Renew(rctx, b.cfg.InstanceID, ids, b.cfg.LeaseTTL)
 	b.sawDatabase(err)
-	if err != nil && ctx.Err() == nil {
-		b.log.Warn("stream: renew leases", "answers", len(ids), "err", err)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn("stream: renew leases", "answers", len(ids), "err", err)
+		}
+		return
+	}
+	for _, st := range written {
+		if !renewed[st.id] && b.writer.isRunning(st) {
+			b.log.Warn("stream: answer taken over by another process; stopping it", "message", st.id)
+			st.Cancel(ErrLeaseLost)
+		}
 	}
 }
 

@@ -8,13 +8,16 @@ import (
 	"aula/models"
 )
 
-// The answer text of every generation in flight here is written to its
-// row by one writer per process: every FlushInterval it reads each
-// stream through its Subscription and appends what is new to all the rows
-// in one statement and one commit, with one notification for followers
-// on other processes. The rows serve those followers and crash recovery;
-// local readers read the hub. A generation's final text is written by
-// the engine's Finish after Persist's stop.
+// The answer text of the generations in flight here that a process
+// follows elsewhere is written to their rows by one writer per process:
+// every FlushInterval it reads each such stream through its Subscription
+// and appends what is new to all the rows in one statement and one
+// commit, with one notification for the followers. The rows mid-stream
+// serve only those followers (crash recovery clears a dead process's
+// text), and local readers read the hub, so an answer nobody follows
+// elsewhere costs no write until the engine's Finish stores it whole,
+// after Persist's stop. Without a LISTEN connection (no way to hear a
+// follower ask) every answer in flight is written.
 
 // pending is one generation the writer persists.
 type pending struct {
@@ -28,6 +31,9 @@ type pending struct {
 type writer struct {
 	mu      sync.Mutex
 	streams map[*Stream]*pending
+	// followed names the answers generated here that a process follows
+	// (models.FollowChannel); an id leaves it when its generation ends.
+	followed map[string]bool
 	// writing is held while a batch is written, so a generation's stop
 	// can wait for a batch that holds its text.
 	writing sync.Mutex
@@ -47,6 +53,7 @@ func (b *Broker) Persist(st *Stream) (stop func()) {
 	return func() {
 		w.mu.Lock()
 		delete(w.streams, st)
+		delete(w.followed, st.id)
 		w.mu.Unlock()
 		w.writing.Lock() // a batch in flight may hold its text
 		p.sub.Close()
@@ -63,6 +70,9 @@ func (b *Broker) flush(ctx context.Context) {
 	var batch []*pending
 	var pieces []models.Piece
 	for _, p := range w.streams {
+		if b.listener != nil && !w.followed[p.st.id] {
+			continue // its text stays in the hub until Finish
+		}
 		for {
 			text, _, final, ok, err := p.sub.Poll()
 			if !ok || err != nil || final != nil {
@@ -101,4 +111,39 @@ func (b *Broker) flush(ctx context.Context) {
 		p.persisted = n
 		p.text.Reset()
 	}
+}
+
+// running lists the generations whose text the writer holds (their rows
+// are written).
+func (w *writer) running() []*Stream {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]*Stream, 0, len(w.streams))
+	for st := range w.streams {
+		out = append(out, st)
+	}
+	return out
+}
+
+// isRunning reports whether st's generation has not stopped persisting
+// (its final text is not being stored yet).
+func (w *writer) isRunning(st *Stream) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.streams[st]
+	return ok
+}
+
+// followed marks an answer generated here as followed by another process
+// (its notification on models.FollowChannel): from the next batch on its
+// text is written as it grows. Ids of answers not generated here are
+// another process's business.
+func (b *Broker) followed(msgID string) {
+	if b.hub.Get(msgID) == nil {
+		return
+	}
+	w := &b.writer
+	w.mu.Lock()
+	w.followed[msgID] = true
+	w.mu.Unlock()
 }

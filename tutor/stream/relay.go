@@ -14,11 +14,13 @@ import (
 )
 
 // Streams across processes. The process generating an answer keeps the
-// in-memory hub (local subscribers read it directly) and also appends the
-// text to the row in batches, each write notifying models.StreamChannel.
-// A process asked for a stream it does not generate follows the row: it
-// reads the text from the subscriber's offset, then re-reads on each
-// notification (or every PollInterval), until the row is final.
+// in-memory hub (local subscribers read it directly). A process asked for
+// a stream it does not generate follows the row: it asks the owner for
+// the text (models.FollowChannel), and from then on the owner appends it
+// to the row in batches, each write notifying models.StreamChannel; the
+// follower reads the text from the subscriber's offset, then re-reads on
+// each notification (or every PollInterval, asking again), until the row
+// is final. An answer nobody follows elsewhere is written once, at its end.
 
 // listener holds the process's one LISTEN connection and fans its
 // notifications out to the followers in this process.
@@ -26,6 +28,7 @@ type listener struct {
 	dsn      string
 	log      *slog.Logger
 	onCancel func(msgID string)
+	onFollow func(msgID string)
 
 	mu       sync.Mutex
 	watchers map[string]map[chan struct{}]struct{}
@@ -33,8 +36,9 @@ type listener struct {
 	received atomic.Int64
 }
 
-func newListener(dsn string, log *slog.Logger, onCancel func(string)) *listener {
-	return &listener{dsn: dsn, log: log, onCancel: onCancel, watchers: map[string]map[chan struct{}]struct{}{}}
+func newListener(dsn string, log *slog.Logger, onCancel, onFollow func(string)) *listener {
+	return &listener{dsn: dsn, log: log, onCancel: onCancel, onFollow: onFollow,
+		watchers: map[string]map[chan struct{}]struct{}{}}
 }
 
 // startListener runs the LISTEN connection in the background. Followers
@@ -134,7 +138,7 @@ func (l *listener) listen(ctx context.Context, ready chan<- struct{}) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, ch := range []string{models.StreamChannel, models.CancelChannel} {
+	for _, ch := range []string{models.StreamChannel, models.CancelChannel, models.FollowChannel} {
 		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
 			return err
 		}
@@ -154,6 +158,8 @@ func (l *listener) listen(ctx context.Context, ready chan<- struct{}) error {
 			l.wakeNamed(n.Payload)
 		case models.CancelChannel:
 			l.onCancel(n.Payload)
+		case models.FollowChannel:
+			l.onFollow(n.Payload)
 		}
 	}
 }
@@ -182,11 +188,20 @@ func (b *Broker) follow(userID, msgID string, offset int) *Subscription {
 }
 
 // copyRow copies the row's text into st as it grows, until it is final.
+// It asks the owner for the text first, and again at every poll that
+// found the row still streaming (the owner's LISTEN connection may have
+// missed the request).
 func (b *Broker) copyRow(ctx context.Context, st *Stream, wake <-chan struct{}) {
 	have := 0
 	poll := time.NewTimer(b.cfg.PollInterval)
 	defer poll.Stop()
+	ask := true
 	for {
+		if ask {
+			if err := b.store.NotifyFollow(ctx, st.id); err != nil && ctx.Err() == nil {
+				b.log.Warn("stream: ask for the answer's text", "message", st.id, "err", err)
+			}
+		}
 		state, err := b.store.ReadFrom(ctx, st.userID, st.id, have)
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -215,7 +230,9 @@ func (b *Broker) copyRow(ctx context.Context, st *Stream, wake <-chan struct{}) 
 		case <-ctx.Done():
 			return
 		case <-wake:
+			ask = false
 		case <-poll.C:
+			ask = true
 		}
 	}
 }
