@@ -27,8 +27,10 @@ func TestBrowserPlansWithoutFriction(t *testing.T) {
 	if cls, _ := b.Attr("#usage", "class"); !strings.Contains(cls, "green") || b.Has("#usage-left") {
 		b.Fatalf("1 of 3: bar %q, or already warning", cls)
 	}
-	// The panel is drawn again around its first question: send once HTMX
-	// has wired the new form (a click before that is a plain post).
+	// The panel is drawn again around its first question: send once its
+	// answer has ended (its end redraws the answer) and HTMX has wired the
+	// new form (a click before that is a plain post).
+	waitFor(b, "the first answer ended", `[...document.querySelectorAll('#tutor-panel #messages article[data-role=assistant][id^="m-"]')].every(a => a.dataset.status === 'complete')`)
 	waitFor(b, "the new form wired", `!!(document.getElementById('ask-form')||{})['htmx-internal-data']?.listenerInfos`)
 	mid := sendQ(b, "What is a zero value?", false)
 	waitStatus(b, mid, "complete")
