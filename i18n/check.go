@@ -26,6 +26,6 @@ var _ = add(map[string][2]string{
 	"chat.mode.check":        {"Check", "Comprobación"},
 	"check.err.empty":        {"Write an answer first.", "Escribe primero una respuesta."},
 	"check.err.too_long":     {"An answer can have at most 1,000 characters (this one has %d).", "Una respuesta puede tener como máximo 1.000 caracteres (esta tiene %d)."},
-	"check.err.finished":     {"This check has ended; start a new one to answer more questions.", "Esta comprobación ha terminado; empieza otra para responder más preguntas."},
+	"check.err.finished":     {"That question was already answered, or the check has ended; start a new check to answer more questions.", "Esa pregunta ya tenía respuesta, o la comprobación ha terminado; empieza otra para responder más preguntas."},
 	"check.err.ungraded":     {"The tutor couldn't grade that answer. Nothing was recorded; send it again in a moment.", "El tutor no pudo calificar esa respuesta. No se ha registrado nada; vuelve a enviarla en un momento."},
 })

@@ -71,6 +71,10 @@ func TestCheckWithoutJavaScriptInPanel(t *testing.T) {
 	if n := apptest.Count(t, s, `SELECT questions FROM plan_usage WHERE user_id = ?`, u.ID); n != 1 {
 		t.Fatalf("a check counted %d questions", n)
 	}
+	late := c.Post("/checks/"+cid+"/answer", url.Values{"_csrf": {p.CSRF()}, "answer": {"x"}})
+	if late.Status != http.StatusConflict || !strings.Contains(late.Body, "the check has ended") {
+		t.Fatalf("an answer after the end: status %d", late.Status)
+	}
 	drawer := c.Get(checkLesson + "?tutor=open&history=open")
 	if drawer.Doc.Find("#history-body #c-"+cid).Length() != 1 {
 		t.Fatalf("the check is not in the lesson's sessions drawer:\n%s", drawer.Text("#history-body"))
