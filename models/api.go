@@ -56,15 +56,18 @@ func (s *Stats) HistoryByPage(ctx context.Context, userID string, page, limit in
 }
 
 // TotalQuestions counts every question the user ever asked whose answer
-// did not fail (a failed one was refunded), as the quota counts them.
+// did not fail (a failed one was refunded), as the quota counts them: a
+// knowledge check is one question, however many answers it takes.
 func (s *Stats) TotalQuestions(ctx context.Context, userID string) (int, error) {
 	if !validID(userID) {
 		return 0, nil
 	}
 	var n int
-	err := conn(ctx, s.db).Raw(`SELECT count(*) FROM messages m WHERE m.user_id = ? AND m.role = 'user'
-		AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.conversation_id = m.conversation_id
-		                AND a.seq = m.seq + 1 AND a.status = 'failed')`, userID).Row().Scan(&n)
+	err := conn(ctx, s.db).Raw(`SELECT (SELECT count(*) FROM messages m WHERE m.user_id = ? AND m.role = 'user'
+			AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.conversation_id = m.conversation_id
+			                AND a.seq = m.seq + 1 AND a.status = 'failed')
+			AND NOT EXISTS (SELECT 1 FROM checks k WHERE k.conversation_id = m.conversation_id))
+		+ (SELECT count(*) FROM checks WHERE user_id = ?)`, userID, userID).Row().Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("total questions: %w", err)
 	}

@@ -101,7 +101,9 @@ type activityRow struct {
 	N        int
 }
 
-// activity counts a student's answered questions per day and module in [from, to).
+// activity counts a student's answered questions per day and module in
+// [from, to). A knowledge check is one question, on the day it started, as
+// the plan counts it; its answers are not questions.
 func (s *Stats) activity(ctx context.Context, userID string, from, to time.Time) ([]activityRow, error) {
 	var rows []activityRow
 	err := conn(ctx, s.db).Raw(`SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, c.module_id,
@@ -109,10 +111,17 @@ func (s *Stats) activity(ctx context.Context, userID string, from, to time.Time)
 		FROM messages m
 		JOIN conversations c ON c.id = m.conversation_id
 		LEFT JOIN modules mo ON mo.id = c.module_id
-		WHERE m.user_id = ? AND m.role = 'user' AND m.created_at >= ? AND m.created_at < ?
+		WHERE m.user_id = ? AND m.role = 'user' AND m.created_at >= ? AND m.created_at < ? AND c.mode <> 'check'
 		  AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.conversation_id = m.conversation_id
 		                  AND a.seq = m.seq + 1 AND a.status = 'failed')
-		GROUP BY 1, 2, 3`, userID, from, to).Scan(&rows).Error
+		GROUP BY 1, 2, 3
+		UNION ALL
+		SELECT (k.created_at AT TIME ZONE 'UTC')::date, c.module_id, coalesce(mo.title, ''), count(*)
+		FROM checks k
+		JOIN conversations c ON c.id = k.conversation_id
+		LEFT JOIN modules mo ON mo.id = c.module_id
+		WHERE k.user_id = ? AND k.created_at >= ? AND k.created_at < ?
+		GROUP BY 1, 2, 3`, userID, from, to, userID, from, to).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("student activity: %w", err)
 	}
@@ -254,9 +263,16 @@ func (s *Stats) AdminOverview(ctx context.Context, now time.Time) (*Overview, er
 		return nil, fmt.Errorf("active students: %w", err)
 	}
 	var days []DayCount
-	err = db.Raw(`SELECT (created_at AT TIME ZONE 'UTC')::date AS day, count(*) AS questions
-		FROM messages WHERE role = 'user' AND created_at >= ? AND created_at < ?
-		GROUP BY 1`, first, today.AddDate(0, 0, 1)).Scan(&days).Error
+	// A knowledge check is one question, however many answers it takes.
+	err = db.Raw(`SELECT day, sum(n) AS questions FROM (
+			SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n
+			FROM messages m WHERE m.role = 'user' AND m.created_at >= ? AND m.created_at < ?
+			  AND NOT EXISTS (SELECT 1 FROM checks k WHERE k.conversation_id = m.conversation_id)
+			GROUP BY 1
+			UNION ALL
+			SELECT (created_at AT TIME ZONE 'UTC')::date, count(*) FROM checks
+			WHERE created_at >= ? AND created_at < ? GROUP BY 1) d
+		GROUP BY day`, first, today.AddDate(0, 0, 1), first, today.AddDate(0, 0, 1)).Scan(&days).Error
 	if err != nil {
 		return nil, fmt.Errorf("questions per day: %w", err)
 	}

@@ -83,6 +83,12 @@ func TestAPIWholeCheck(t *testing.T) {
 	if used := apptest.APIJSON(t, s, tok, "GET", "/tutor/monthly-usage", nil, 200); used["used"] != float64(1) {
 		t.Errorf("the check counts %v questions of the plan, want 1", used["used"])
 	}
+	// The activity figures agree with the plan: one check, one question.
+	mine := apptest.APIJSON(t, s, tok, "GET", "/tutor/my-usage", nil, 200)
+	if mine["questionsThisMonth"] != float64(1) || mine["totalQuestions"] != float64(1) {
+		t.Errorf("my-usage after one check: %v questions this month, %v in all, want 1 and 1",
+			mine["questionsThisMonth"], mine["totalQuestions"])
+	}
 }
 
 // Someone else's check is a 404 to read and to answer; bad input is a 4xx
