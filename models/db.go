@@ -55,7 +55,8 @@ func Open(ctx context.Context, url string) (*gorm.DB, error) {
 const PoolSize = 40
 
 // Warm opens the pool's connections now, so the first questions after a
-// start do not wait for new backends.
+// start do not wait for new backends; on an error (the server's
+// max_connections reached) the connections opened so far stay.
 func Warm(ctx context.Context, db *gorm.DB) error {
 	sqlDB, err := db.DB()
 	if err != nil {

@@ -34,7 +34,8 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	}
 	defer db.Close()
 	if err := models.Warm(ctx, db.Gorm); err != nil {
-		return err
+		// The pool still opens connections as questions need them.
+		log.Warn("database: the connection pool could not be opened at start", "err", err)
 	}
 	if *seedIfEmpty {
 		n, err := models.NewContent(db.Gorm).CountLessons(ctx)

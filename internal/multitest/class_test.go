@@ -157,6 +157,9 @@ func classRun(b *testing.B, n int, door string) classRow {
 	scan(b, db, `SELECT count(*) FROM messages WHERE role = 'assistant' AND status = 'complete' AND content = $1`,
 		[]any{want}, &row.Complete)
 	scan(b, db, `SELECT coalesce(sum(questions), 0) FROM plan_usage`, nil, &row.Counted)
+	// Each run's process goes now: a class size after another must not
+	// find the cluster's connections held by the ones before.
+	p.stop()
 	return row
 }
 

@@ -179,13 +179,7 @@ func start(t testing.TB, environ []string, names ...string) []*proc {
 		}()
 		procs[i] = p
 		t.Cleanup(func() {
-			_ = p.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-p.done:
-			case <-time.After(10 * time.Second):
-				_ = p.cmd.Process.Kill()
-				<-p.done
-			}
+			p.stop()
 			if t.Failed() {
 				t.Logf("log of %s:\n%s", p.name, lastLines(p.log.String(), 40))
 			}
@@ -208,6 +202,17 @@ func start(t testing.TB, environ []string, names ...string) []*proc {
 		}
 	}
 	return procs
+}
+
+// stop ends a process with SIGTERM (its drain) and waits for it.
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
 }
 
 // kill ends a process with SIGKILL: no drain, no cleanup.
