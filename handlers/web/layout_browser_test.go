@@ -164,11 +164,13 @@ func panelCitation(t *testing.T, b *browser.Browser) {
 }
 
 // settled is a predicate that holds once the element el (an expression) is
-// in the upper half of the window and has stopped moving between two
-// polls: the smooth scroll to it has ended.
+// in the upper half of the window and has not moved for 300 ms: the smooth
+// scroll to it has ended. (Two equal polls were not enough on a loaded
+// machine: both could fall between two frames of the scroll.)
 func settled(el string) string {
-	return fmt.Sprintf(`(() => { const t = %s.getBoundingClientRect().top; const same = window.__top === t; window.__top = t;
-		return same && t >= 0 && t < innerHeight / 2; })()`, el)
+	return fmt.Sprintf(`(() => { const t = %s.getBoundingClientRect().top, now = performance.now();
+		if (window.__top !== t) { window.__top = t; window.__since = now; return false; }
+		return now - window.__since >= 300 && t >= 0 && t < innerHeight / 2; })()`, el)
 }
 
 // scheme names the colour scheme the page is shown in.
