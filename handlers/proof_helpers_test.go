@@ -122,7 +122,12 @@ func (s *student) ask(ctx context.Context, cid, question string) (mid string, st
 // stream reads the answer's SSE stream to its final event, calling on for
 // every event with the time it was read; it returns the final event.
 func (s *student) stream(ctx context.Context, mid string, on func(ev webtest.SSEEvent, at time.Time) bool) (webtest.SSEEvent, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/messages/"+mid+"/stream", nil)
+	return s.streamAt(ctx, mid, "", on)
+}
+
+// streamAt is stream with a query ("?render=1": the site bubble's stream).
+func (s *student) streamAt(ctx context.Context, mid, query string, on func(ev webtest.SSEEvent, at time.Time) bool) (webtest.SSEEvent, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/messages/"+mid+"/stream"+query, nil)
 	if err != nil {
 		return webtest.SSEEvent{}, err
 	}
@@ -282,6 +287,26 @@ func (p *aulaProc) wait(tb testing.TB, bound time.Duration) error {
 		tb.Fatalf("aula did not exit within %s:\n%s", bound, p.log.String())
 		return nil
 	}
+}
+
+// cpu is the CPU time the process has used so far (user and system).
+func (p *aulaProc) cpu() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command name, which is in parentheses: utime
+	// and stime are the 12th and 13th of them, in clock ticks (USER_HZ, 100).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc stat: %q", b)
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(u+s) * 10 * time.Millisecond, nil
 }
 
 // rss reads the process's resident set now and its peak (VmRSS, VmHWM), in bytes.

@@ -191,6 +191,13 @@ func RenderAnswerAt(src string, links SectionLinks) string {
 	return answerCache.render(answerMD, src, links)
 }
 
+// RenderAnswerDraft renders an answer still being written exactly as
+// RenderAnswerAt would, without the cache: each draft is seen once, and
+// keeping them would evict the finished answers threads are drawn from.
+func RenderAnswerDraft(src string, links SectionLinks) string {
+	return convertAnswer(answerMD, src, links)
+}
+
 // convertLesson renders a lesson bounded like an answer but never cut:
 // lessons come from the content team and may be long.
 func convertLesson(md goldmark.Markdown, src string, _ SectionLinks) string {

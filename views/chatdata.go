@@ -11,6 +11,7 @@ type MessageView struct {
 	ID, Role, Status string
 	Content          string // plain text (questions; partial answers)
 	HTML             string // rendered, sanitized answer
+	Tail             string // an answer in flight: its trailing white space, still raw
 	ErrorCode        string
 	Rating           string // up, down or ""
 	RatingReason     string

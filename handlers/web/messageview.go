@@ -14,24 +14,7 @@ import (
 // receipts resolved into links (marking sections changed since), files
 // attached. It runs a fixed number of queries whatever the thread's length.
 func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conversation, msgs []models.Message, inPanel bool) ([]views.MessageView, error) {
-	ids := make([]string, 0, len(msgs))
-	var receipts = make(map[string]tutor.Receipt, len(msgs))
-	lessonIDs := map[string]bool{}
-	for _, m := range msgs {
-		ids = append(ids, m.ID)
-		if p := tutor.PassageOf(m.Metadata); m.Role == models.RoleUser && p != nil {
-			lessonIDs[p.LessonID] = true
-		}
-		if m.Role == models.RoleAssistant && len(m.Metadata) > 0 {
-			r := tutor.ParseReceipt(m.Metadata)
-			receipts[m.ID] = r
-			for _, c := range r.Citations {
-				if c.Kind == "lesson" {
-					lessonIDs[c.LessonID] = true
-				}
-			}
-		}
-	}
+	ids, receipts, lessonIDs := threadRefs(conv, msgs)
 	files, err := a.Attachments.ForMessages(ctx, userID, ids)
 	if err != nil {
 		return nil, err
@@ -65,7 +48,11 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 		if hasReceipt && m.Status != models.StatusStreaming {
 			v.Receipt = receiptView(r, hashes, paths, conv, inPanel)
 		}
-		if m.Role == models.RoleAssistant && m.Status != models.StatusStreaming && m.Content != "" {
+		switch {
+		case m.Role != models.RoleAssistant || m.Content == "":
+		case m.Status == models.StatusStreaming: // a draft, as its stream renders it
+			v.HTML, v.Tail = draftBody(m.Content, answerLinks(nil, conv, paths, inPanel))
+		default:
 			v.HTML = answerHTML(m.Content, r.Citations, conv, paths, inPanel)
 		}
 		out = append(out, v)
@@ -73,11 +60,44 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	return out, nil
 }
 
-// answerHTML renders an answer. Its citations are written as links to
-// "#anchor" of the lesson; outside the lesson page they point to it. A
-// thread with no lesson of its own (or citing another lesson) has each
-// anchor resolved through the receipt to its lesson's page.
+// threadRefs gathers what a thread's rows refer to: their ids, the
+// answers' receipts, and the lessons that citations, passages and drafts
+// link into.
+func threadRefs(conv *models.Conversation, msgs []models.Message) ([]string, map[string]tutor.Receipt, map[string]bool) {
+	ids := make([]string, 0, len(msgs))
+	receipts := make(map[string]tutor.Receipt, len(msgs))
+	lessonIDs := map[string]bool{}
+	for _, m := range msgs {
+		ids = append(ids, m.ID)
+		if p := tutor.PassageOf(m.Metadata); m.Role == models.RoleUser && p != nil {
+			lessonIDs[p.LessonID] = true
+		}
+		if m.Status == models.StatusStreaming && conv != nil && conv.LessonID != nil {
+			lessonIDs[*conv.LessonID] = true // a draft's links point into its lesson
+		}
+		if m.Role == models.RoleAssistant && len(m.Metadata) > 0 {
+			r := tutor.ParseReceipt(m.Metadata)
+			receipts[m.ID] = r
+			for _, c := range r.Citations {
+				if c.Kind == "lesson" {
+					lessonIDs[c.LessonID] = true
+				}
+			}
+		}
+	}
+	return ids, receipts, lessonIDs
+}
+
+// answerHTML renders a finished answer (cached: threads are drawn often).
 func answerHTML(md string, cits []tutor.Citation, conv *models.Conversation, paths map[string]string, inPanel bool) string {
+	return markdown.RenderAnswerAt(md, answerLinks(cits, conv, paths, inPanel))
+}
+
+// answerLinks is where an answer's section links point. Its citations are
+// written as links to "#anchor" of the lesson; outside the lesson page they
+// point to it. A thread with no lesson of its own (or citing another
+// lesson) has each anchor resolved through the receipt to its lesson's page.
+func answerLinks(cits []tutor.Citation, conv *models.Conversation, paths map[string]string, inPanel bool) markdown.SectionLinks {
 	var links markdown.SectionLinks
 	own := ""
 	if conv != nil && conv.LessonID != nil {
@@ -98,7 +118,7 @@ func answerHTML(md string, cits []tutor.Citation, conv *models.Conversation, pat
 			links.Anchors[c.Anchor] = urls.Lesson(p, c.LessonID)
 		}
 	}
-	return markdown.RenderAnswerAt(md, links)
+	return links
 }
 
 // receiptView lists the sections the answer cites first, then those only

@@ -43,7 +43,8 @@ func expectKept(b *browser.Browser, what, wantError, wantText string, files int)
 // Every refusal of a question is shown under the input in the user's
 // language, keeping the text and the file: a binary file named .txt, a
 // body over the server's limit (its error page), an empty question, one
-// over the length limit; Retry says it is working, then that it failed again.
+// over the length limit, and the service shutting down (503); Retry says
+// it is working, then that it failed again.
 func TestBrowserRefusalsKeepTheQuestion(t *testing.T) {
 	p := &apptest.Scripted{}
 	p.SetAnswer(func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
@@ -126,6 +127,24 @@ func TestBrowserRefusalsKeepTheQuestion(t *testing.T) {
 		b.Fatalf("while retrying the button showed %q", busy)
 	}
 
+	// The service going away: the question and the retry are refused with
+	// 503, explained in the user's language, and the question is kept.
+	waitFor(b, "the Retry form wired again", fmt.Sprintf(`!!(document.querySelector('#m-%s .answer-error form')||{})['htmx-internal-data']?.listenerInfos`, mid))
+	es := signInBrowser(t, s, "eva@example.com", "a-long-password-2")
+	es.Navigate(s.URL + "/chat")
+	es.ClickAndWait("#new-conversation")
+	s.Tutor.Close()
+	typeQ(b, "Are you there?")
+	b.Click("#send")
+	expectKept(b, "503", "aula is restarting; try again in a moment.", "Are you there?", 0)
+	b.Click("#m-" + mid + " .answer-error button.retry")
+	waitFor(b, "the retry refusal", fmt.Sprintf(`(document.querySelector('#m-%s .retry-again')||{textContent:''}).textContent.startsWith('The retry failed again.')`, mid))
+	if got := b.Text("#m-" + mid + " button.retry"); !strings.Contains(got, "Retry") {
+		b.Fatalf("after the refusal the button reads %q", got)
+	}
+	typeQ(es, "¿Estás ahí?")
+	es.Click("#send")
+	expectKept(es, "503 es", "aula se está reiniciando; inténtalo en un momento.", "¿Estás ahí?", 0)
 }
 
 // While an answer is written Send is Stop (and stops it); a question sent

@@ -23,6 +23,8 @@ import (
 // `chunk` events (escaped text; id = the byte offset after it), `slow`,
 // then `done` (the finished bubble) or `error` (the failed bubble with
 // Retry). Last-Event-ID, or ?offset=, resumes without loss or doubling.
+// With ?render=1 (the site's bubble) `md` events carry the text so far
+// rendered (see draft).
 func (a *App) stream(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
@@ -30,7 +32,9 @@ func (a *App) stream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sub, err := a.Streams.Subscribe(ctx, u.ID, c.Param("mid"), offset)
+	d := newDraft(c.QueryParam("render") == "1", a.RenderEvery)
+	defer d.timer.Stop()
+	sub, err := a.Streams.Subscribe(ctx, u.ID, c.Param("mid"), d.from(offset))
 	if err != nil {
 		return err
 	}
@@ -44,7 +48,7 @@ func (a *App) stream(c echo.Context) error {
 	fmt.Fprint(w, "retry: 1000\n\n")
 	w.Flush()
 
-	// One loop reads the subscription and the slow timer: Ready wakes it
+	// One loop reads the subscription and the timers: Ready wakes it
 	// when there is text or an end, so no goroutine runs per connection.
 	slow := time.NewTimer(a.SlowAfter)
 	defer slow.Stop()
@@ -57,7 +61,8 @@ func (a *App) stream(c echo.Context) error {
 		case final != nil:
 			return a.writeFinal(c, w, final, inPanel)
 		case ok:
-			writeEvent(w, "chunk", strconv.Itoa(at+len(text)), html.EscapeString(text))
+			d.add(text)
+			offset = writeChunk(w, text, at, offset)
 			if slowShown {
 				writeEvent(w, "slow", "", "")
 				slowShown = false
@@ -65,15 +70,40 @@ func (a *App) stream(c echo.Context) error {
 			slow.Reset(a.SlowAfter)
 			continue
 		}
+		// All text read: render it now if the last render is old enough.
+		if now := time.Now(); d.due(now) {
+			a.writeDraft(c, w, d, now, inPanel)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-slow.C:
 			writeEvent(w, "slow", "", t(c, "chat.slow"))
 			slowShown = true
+		case <-d.timer.C:
 		case <-sub.Ready():
 		}
 	}
+}
+
+// writeChunk sends the part of text (read at byte at) after offset, the
+// reader's end, and returns the new end.
+func writeChunk(w *echo.Response, text string, at, offset int) int {
+	end := at + len(text)
+	if end <= offset {
+		return offset
+	}
+	writeEvent(w, "chunk", strconv.Itoa(end), html.EscapeString(text[max(offset-at, 0):]))
+	return end
+}
+
+// writeDraft sends the text so far rendered as `md`, the bubble's new body.
+func (a *App) writeDraft(c echo.Context, w *echo.Response, d *draft, now time.Time, inPanel bool) {
+	mid := c.Param("mid")
+	body, tail := d.render(now, a.linksFor(c.Request().Context(), d, handlers.UserFrom(c).ID, mid, inPanel))
+	var buf bytes.Buffer
+	_ = views.Draft(mid, body, tail).Render(c.Request().Context(), &buf)
+	writeEvent(w, "md", "", buf.String())
 }
 
 // writeFinal sends the finished bubble as `done`, or as `error` when the answer failed.

@@ -48,6 +48,9 @@ type App struct {
 	// a fast answer fits in, a slow one shows its progress instead of a
 	// browser spinning for up to the answer timeout.
 	NoJSWait time.Duration
+	// RenderEvery is the shortest pause between two renderings of an
+	// answer's Markdown while it streams (see draft); tokens are not held.
+	RenderEvery time.Duration
 
 	// Stats, Audit and Suggestions serve the dashboards and the admin pages.
 	Stats *models.Stats
@@ -108,6 +111,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		AssetVersion:  static.Version(static.FS),
 		SlowAfter:     8 * time.Second,
 		NoJSWait:      2 * time.Second,
+		RenderEvery:   100 * time.Millisecond,
 		Metrics:       m,
 		Tokens:        models.NewTokens(db),
 		Devices:       models.NewSessions(db),

@@ -1,0 +1,111 @@
+package web
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+
+	"aula/markdown"
+)
+
+// draft is the Markdown of an answer in flight, for a reader that asked
+// for it rendered (?render=1, the site's bubble). Tokens still reach the
+// reader as the provider emits them, as `chunk` text; at most every
+// `every` the text so far is rendered, sanitized, and sent as `md`, which
+// replaces the bubble's body. Rendering the whole text is what makes a
+// draft equal to the finished answer's HTML; the pause bounds its cost.
+type draft struct {
+	on    bool
+	text  strings.Builder
+	shown int // bytes covered by the last `md`
+	every time.Duration
+	last  time.Time
+	timer *time.Timer
+	links *markdown.SectionLinks
+}
+
+// renderStep is the text length by which the pause between renderings grows.
+const renderStep = 4 << 10
+
+func newDraft(on bool, every time.Duration) *draft {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &draft{on: on, every: every, timer: t}
+}
+
+// from is where the subscription starts for a reader at offset: a draft
+// renders the whole text, though only what the reader lacks is sent.
+func (d *draft) from(offset int) int {
+	if d.on {
+		return 0
+	}
+	return offset
+}
+
+// add keeps the text the subscription read.
+func (d *draft) add(text string) {
+	if d.on {
+		d.text.WriteString(text)
+	}
+}
+
+// due says whether a render should go out now; when one is pending but
+// too soon after the last, it arms the timer that wakes the reader.
+func (d *draft) due(now time.Time) bool {
+	if !d.on || d.text.Len() == d.shown {
+		return false
+	}
+	// The pause grows with the text, so the rendering's cost per second
+	// stays flat however long an answer gets (each costs its length).
+	every := d.every * time.Duration(1+d.text.Len()/renderStep)
+	if wait := every - now.Sub(d.last); wait > 0 {
+		d.timer.Reset(wait)
+		return false
+	}
+	return true
+}
+
+// render is the text so far as a draft body: see draftBody.
+func (d *draft) render(now time.Time, links markdown.SectionLinks) (html, tail string) {
+	d.last, d.shown = now, d.text.Len()
+	return draftBody(d.text.String(), links)
+}
+
+// draftBody splits an answer in flight into its rendering and its
+// trailing white space, which stays raw text where the next token goes
+// (Markdown would drop it, and the cursor would stick to the last word).
+func draftBody(text string, links markdown.SectionLinks) (html, tail string) {
+	body := strings.TrimRightFunc(text, unicode.IsSpace)
+	return strings.TrimSuffix(markdown.RenderAnswerDraft(body, links), "\n"), text[len(body):]
+}
+
+// draftLinks is where a draft's section links point: the thread's own
+// lesson (the citations of other lessons are only known once it ends).
+func (a *App) draftLinks(ctx context.Context, userID, mid string, inPanel bool) markdown.SectionLinks {
+	if inPanel {
+		return markdown.SectionLinks{} // beside the lesson, "#anchor" is its section
+	}
+	m, err := a.Messages.Get(ctx, userID, mid)
+	if err != nil {
+		return markdown.SectionLinks{}
+	}
+	conv, err := a.Conversations.Get(ctx, userID, m.ConversationID)
+	if err != nil || conv.LessonID == nil {
+		return markdown.SectionLinks{}
+	}
+	_, paths, err := a.Content.CitationTargets(ctx, []string{*conv.LessonID})
+	if err != nil {
+		return markdown.SectionLinks{}
+	}
+	return answerLinks(nil, conv, paths, false)
+}
+
+// linksFor computes the draft's links once, at its first render.
+func (a *App) linksFor(ctx context.Context, d *draft, userID, mid string, inPanel bool) markdown.SectionLinks {
+	if d.links == nil {
+		l := a.draftLinks(ctx, userID, mid, inPanel)
+		d.links = &l
+	}
+	return *d.links
+}
