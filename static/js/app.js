@@ -112,15 +112,28 @@
       focusInput();
     }
   });
+  // The page's one MutationObserver. Following the newest message happens
+  // at once, as before: a frame later, the scroll event a swap causes would
+  // already have read the grown list as "scrolled up". The rescans of
+  // ask.js and copy.js ("aula:changed") run once per animation frame, not
+  // on every streamed token.
+  var scheduled = false;
+  function changed() {
+    scheduled = false;
+    document.dispatchEvent(new CustomEvent("aula:changed"));
+  }
   new MutationObserver(function (records) {
     var l = list();
-    if (!l) return;
-    for (var i = 0; i < records.length; i++) {
+    for (var i = 0; l && i < records.length; i++) {
       var n = records[i].target;
       if (n === l || l.contains(n) || n.contains(l)) {
         if (follow) toEnd(); else showJump(true);
-        return;
+        break;
       }
+    }
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(changed);
     }
   }).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
 

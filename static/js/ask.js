@@ -8,6 +8,8 @@
 (function () {
   "use strict";
 
+  // isTail is a streamed answer's raw tail, which every token swaps into.
+  function isTail(elt) { return !!(elt && elt.classList && elt.classList.contains("tail")); }
   function askForm() { return document.getElementById("ask-form"); }
   // By data-status, not the class: HTMX keeps the old class while it settles.
   function streaming() { return document.querySelector('#messages .msg[data-status="streaming"]'); }
@@ -163,7 +165,8 @@
   // With JavaScript the placeholder can promise what Enter does.
   function placeholder() {
     var q = document.getElementById("q");
-    if (q && q.dataset.jsPlaceholder) q.placeholder = q.dataset.jsPlaceholder;
+    // Only when it differs: a write is a mutation even when nothing changes.
+    if (q && q.dataset.jsPlaceholder && q.placeholder !== q.dataset.jsPlaceholder) q.placeholder = q.dataset.jsPlaceholder;
   }
 
   function sync() {
@@ -171,7 +174,13 @@
     markFailedAgain();
     placeholder();
   }
-  new MutationObserver(sync).observe(document.documentElement, { childList: true, subtree: true });
+  // app.js observes the page and says once per frame that it changed.
+  // Send↔Stop also follows each swap at once: a frame later the button
+  // would change size under a click already aimed at the page.
+  document.addEventListener("aula:changed", sync);
+  document.addEventListener("htmx:afterSwap", function (e) {
+    if (!isTail(e.target)) sync();
+  });
   // A deferred script runs once the page is parsed: settle the input now,
   // before app.js scrolls the list to its newest message on DOMContentLoaded.
   sync();

@@ -29,10 +29,12 @@
     btn.copyTimer = setTimeout(function () { btn.textContent = btn.dataset.label; }, 2000);
   }
 
-  // enhance shows the answers' copy buttons and gives each code block one.
-  function enhance() {
-    document.querySelectorAll(".msg.assistant .copy-answer[hidden]").forEach(function (b) { b.hidden = false; });
-    document.querySelectorAll(".msg.assistant .msg-body.prose pre").forEach(function (pre) {
+  // enhance shows the answers' copy buttons in root (the page by default)
+  // and gives each code block one.
+  function enhance(root) {
+    root = root && root.querySelectorAll ? root : document;
+    root.querySelectorAll(".msg.assistant .copy-answer[hidden]").forEach(function (b) { b.hidden = false; });
+    root.querySelectorAll(".msg.assistant .msg-body.prose pre").forEach(function (pre) {
       var prev = pre.previousElementSibling;
       if (prev && prev.classList.contains("copy-code")) return;
       var answer = pre.closest(".msg").querySelector(".copy-answer");
@@ -58,6 +60,14 @@
     copyText(text).then(function () { flash(b, b.dataset.copied); });
   });
 
-  new MutationObserver(enhance).observe(document.documentElement, { childList: true, subtree: true });
+  // app.js observes the page and says once per frame that it changed.
+  document.addEventListener("aula:changed", function () { enhance(document); });
+  // A swapped-in answer is enhanced at once (a frame later its buttons
+  // would appear under a click already aimed at the page); a streamed
+  // token's tail holds nothing to enhance.
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var t = e.target;
+    if (t && t.classList && !t.classList.contains("tail")) enhance(t.closest ? t.closest(".msg") || t : t);
+  });
   enhance();
 })();
