@@ -122,14 +122,8 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 	var a, q Message
 	err = WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
-		err := tx.Raw(`SELECT * FROM messages m WHERE id = ? AND user_id = ? AND role = 'assistant'
-			AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)
-			FOR UPDATE`, msgID, userID).Scan(&a).Error
-		if err != nil {
-			return fmt.Errorf("find answer: %w", err)
-		}
-		if a.ID == "" {
-			return ErrNotFound
+		if err := lockAnswer(tx, userID, msgID, &a); err != nil {
+			return err
 		}
 		if a.Status == StatusStreaming {
 			return ErrNotRetryable
@@ -170,6 +164,20 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 		return nil, nil, err
 	}
 	return &a, &q, nil
+}
+
+// lockAnswer reads the user's answer in a live thread into a, locked for
+// the transaction's update; ErrNotFound when there is none.
+func lockAnswer(tx *gorm.DB, userID, msgID string, a *Message) error {
+	if err := tx.Raw(`SELECT * FROM messages m WHERE id = ? AND user_id = ? AND role = 'assistant'
+		AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)
+		FOR UPDATE`, msgID, userID).Scan(a).Error; err != nil {
+		return fmt.Errorf("find answer: %w", err)
+	}
+	if a.ID == "" {
+		return ErrNotFound
+	}
+	return nil
 }
 
 // Get returns the user's message, or ErrNotFound.

@@ -63,14 +63,10 @@ func (s *Messages) ShowVersion(ctx context.Context, userID, msgID string, n int)
 	var a Message
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
-		if err := tx.Raw(`SELECT * FROM messages m WHERE id = ? AND user_id = ? AND role = 'assistant'
-			AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.deleted_at IS NULL)
-			FOR UPDATE`, msgID, userID).Scan(&a).Error; err != nil {
-			return fmt.Errorf("find answer: %w", err)
+		if err := lockAnswer(tx, userID, msgID, &a); err != nil {
+			return err
 		}
 		switch {
-		case a.ID == "":
-			return ErrNotFound
 		case a.Status == StatusStreaming:
 			return ErrNotRetryable
 		case a.Version == n:

@@ -23,6 +23,9 @@ type job struct {
 	passage   *Passage // the lesson passage asked about, nil if none
 	locale    *string  // the student's interface language; nil when not read yet
 	start     time.Time
+	// partial is the stopped answer a Continue goes on from ("" otherwise);
+	// the stream starts with it, so the stored text is it plus the rest.
+	partial string
 }
 
 // outcome is how a generation ended.
@@ -215,6 +218,12 @@ func providerErrorCode(err error) string {
 // stored again with a growing pause; the stream stays registered
 // meanwhile, so its lease is renewed as soon as the database is back.
 func (s *Service) store(j *job, o outcome) {
+	if o.status == models.StatusFailed && j.partial != "" {
+		// A continuation that failed leaves the answer stopped, its text
+		// kept, to be continued again; its question stays counted.
+		s.log.Warn("tutor: continuation failed", "message", j.answer.ID, "code", o.code, "detail", o.detail)
+		o.status, o.code, o.detail, o.content = models.StatusCancelled, "", "", stream.Clean(j.st.Text())
+	}
 	if o.status == models.StatusFailed {
 		o.content = "" // a failed answer is never kept half-written
 	}
@@ -227,8 +236,8 @@ func (s *Service) store(j *job, o outcome) {
 		TokensIn: o.usage.TokensIn, TokensOut: o.usage.TokensOut, Metadata: meta, Now: s.now(), LeaseOwner: s.streams.InstanceID()}
 	// Only the process that stored the final state refunds: a row another
 	// process already ended (lease expired) was refunded by that process.
-	refund := o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "") ||
-		(o.status == models.StatusComplete && o.usage.Uncounted)
+	refund := j.partial == "" && (o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "") ||
+		(o.status == models.StatusComplete && o.usage.Uncounted))
 	stored := s.finish(j.answer.ID, in, refund)
 	if o.status == models.StatusFailed {
 		s.log.Warn("tutor: answer failed", "message", j.answer.ID, "code", o.code, "provider", o.provider, "detail", o.detail)

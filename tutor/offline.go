@@ -36,6 +36,15 @@ func (*Offline) Model() string { return OfflineModel }
 // trailing whitespace), stopping as soon as ctx is done.
 func (o *Offline) Stream(ctx context.Context, req Request, onToken func(string) error) (Usage, error) {
 	answer, uncounted := offlineCompose(req)
+	if req.Partial != "" {
+		// Continuing: the rest of the same answer, or nothing when it
+		// would not follow from what was written.
+		rest, follows := strings.CutPrefix(answer, req.Partial)
+		if !follows {
+			rest = ""
+		}
+		answer = rest
+	}
 	tokens := splitTokens(answer)
 	usage := Usage{TokensIn: estimateUsage(req, "").TokensIn, Uncounted: uncounted}
 	var timer *time.Timer

@@ -208,3 +208,35 @@ func TestOfflineOnTokenError(t *testing.T) {
 		t.Fatalf("Stream error = %v, want errStop", err)
 	}
 }
+
+// Continuing a stopped offline answer gives the rest of the same answer;
+// text it would not have written gets nothing.
+func TestOfflineContinues(t *testing.T) {
+	req := tutor.Request{Question: "How do I start a goroutine?", Lang: "en", Mode: "lesson", Sources: lessonSources()}
+	whole := offlineText(t, req)
+	cut := len(whole) / 2
+	for _, tc := range []struct {
+		name, partial, want string
+	}{
+		{"the rest", whole[:cut], whole[cut:]},
+		{"not its own", "Something else entirely", ""},
+	} {
+		req.Partial = tc.partial
+		if got := offlineText(t, req); got != tc.want {
+			t.Errorf("%s: continued with %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// offlineText is the offline tutor's whole answer to req.
+func offlineText(t *testing.T, req tutor.Request) string {
+	t.Helper()
+	var b strings.Builder
+	if _, err := (&tutor.Offline{}).Stream(context.Background(), req, func(tok string) error {
+		b.WriteString(tok)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

@@ -52,6 +52,10 @@ type Request struct {
 	// providers get it through System; the offline provider honours "guide"
 	// by offering a hint and a question back instead of the whole answer.
 	Style string
+	// Partial is the answer written so far, when a stopped answer is
+	// continued: the model is shown it and asked to go on without
+	// repeating it (see buildMessages).
+	Partial string
 }
 
 // Usage is what the provider reports (or aula estimates) about token counts.

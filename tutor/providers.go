@@ -467,8 +467,19 @@ func buildMessages(req Request) []llms.MessageContent {
 		}
 		msgs = append(msgs, llms.TextParts(typ, t.Content))
 	}
-	return append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, question))
+	msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, question))
+	if strings.TrimSpace(req.Partial) != "" {
+		// The stopped answer as the model's own turn, then the request to
+		// go on: every provider accepts a conversation ending with the user.
+		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeAI, req.Partial),
+			llms.TextParts(llms.ChatMessageTypeHuman, ContinueInstruction))
+	}
+	return msgs
 }
+
+// ContinueInstruction asks the model to go on with a stopped answer.
+const ContinueInstruction = "Your answer above was stopped before it ended. Continue it exactly where it stops, " +
+	"in the same language and format, without repeating anything already written and without any preamble."
 
 // reportedUsage reads the token counts langchaingo's clients put in
 // GenerationInfo: PromptTokens/CompletionTokens (OpenAI, Gemini, Ollama) or

@@ -30,6 +30,8 @@ const (
 	RefusedPassage Reason = "passage"
 	// RefusedPassageTooLong: the passage has Chars over Max characters.
 	RefusedPassageTooLong Reason = "passage_too_long"
+	// RefusedNotContinuable is a Continue of an answer not stopped with text.
+	RefusedNotContinuable Reason = "not_continuable"
 )
 
 // Refusal is a question the engine will not take, with what the student
@@ -74,6 +76,8 @@ func asRefusal(err error) error {
 		return &Refusal{Reason: RefusedQuota, Quota: qe, err: err}
 	case errors.Is(err, ErrNotRetryable):
 		return refused(RefusedNotRetryable, err)
+	case errors.Is(err, models.ErrNotContinuable):
+		return refused(RefusedNotContinuable, err)
 	}
 	return err
 }

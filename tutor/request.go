@@ -51,7 +51,8 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 		r.LessonWhole = p.LessonWhole
 	}
 	r.Passage = passageCitation(r.Citations, in.Passage)
-	req := Request{System: p.System, History: hist.Turns, Question: j.question, Lang: lang, Mode: conv.Mode, Sources: p.Sources}
+	req := Request{System: p.System, History: hist.Turns, Question: j.question, Lang: lang, Mode: conv.Mode, Sources: p.Sources,
+		Partial: j.partial}
 	return req, r, nil
 }
 

@@ -165,19 +165,8 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 	}
 	j := &job{st: st, answer: *answer, question: question.Content, plain: question.Content, beforeSeq: question.Seq,
 		passage: PassageOf(question.Metadata)}
-	conv, err := s.convs.Get(ctx, userID, answer.ConversationID)
-	if err == nil {
-		j.conv = *conv
-		if text, filename, aerr := s.msgs.AttachmentText(ctx, userID, question.ID); aerr == nil && strings.TrimSpace(text) != "" {
-			j.question = withAttachment(question.Content, filename, text)
-		}
-	}
-	if err != nil || !s.launch(genCtx, j) {
-		s.finishFailed(j, CodeInterrupted)
-		if err != nil {
-			return nil, fmt.Errorf("retry: %w", err)
-		}
-		return nil, refused(RefusedBusy, ErrClosed)
+	if err := s.launchAgain(ctx, genCtx, userID, j, question); err != nil {
+		return nil, fmt.Errorf("retry: %w", err)
 	}
 	return answer, nil
 }

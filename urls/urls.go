@@ -96,6 +96,9 @@ func MessageCancel(mid string) string { return message(mid) + "/cancel" }
 // MessageRetry asks a failed answer again.
 func MessageRetry(mid string) string { return message(mid) + "/retry" }
 
+// MessageContinue goes on with a stopped answer.
+func MessageContinue(mid string) string { return message(mid) + "/continue" }
+
 // MessageVersion puts an earlier version of a regenerated answer on display.
 func MessageVersion(mid string) string { return message(mid) + "/version" }
 

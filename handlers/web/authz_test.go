@@ -36,6 +36,8 @@ func routesWithIDs() []idRoute {
 		{method: "POST", path: "/messages/{mid}/rate", form: url.Values{"rating": {"down"}, "reason": {"other"}, "comment": {"x"}}, kind: "mid"},
 		{method: "POST", path: "/messages/{smid}/cancel", kind: "smid"},
 		{method: "POST", path: "/messages/{mid}/retry", kind: "mid"},
+		{method: "POST", path: "/messages/{mid}/continue", kind: "mid"},
+		{method: "POST", path: "/messages/{mid}/version", form: url.Values{"version": {"1"}}, kind: "mid"},
 		{method: "GET", path: "/attachments/{aid}", kind: "aid"},
 	}
 }

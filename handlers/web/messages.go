@@ -250,11 +250,21 @@ func (a *App) cancel(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, m.ID))
 }
 
-// retry regenerates a failed or stopped answer in place.
-func (a *App) retry(c echo.Context) error {
+// retry regenerates a failed, stopped or finished answer in place (the
+// one before is kept as a version).
+func (a *App) retry(c echo.Context) error { return a.writeAgain(c, a.Tutor.Retry) }
+
+// continueAnswer goes on with a stopped answer from where it stopped (not
+// a new question: nothing is counted).
+func (a *App) continueAnswer(c echo.Context) error { return a.writeAgain(c, a.Tutor.Continue) }
+
+// writeAgain has an answer written again by start: HTMX gets the bubble,
+// streaming in place from the text it keeps; a plain post waits a moment
+// and is redirected to it.
+func (a *App) writeAgain(c echo.Context, start func(ctx context.Context, userID, msgID string) (*models.Message, error)) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
-	m, err := a.Tutor.Retry(ctx, u.ID, c.Param("mid"))
+	m, err := start(ctx, u.ID, c.Param("mid"))
 	if r, ans, ok := handlers.Refused(err); ok {
 		return echo.NewHTTPError(ans.Status, refusalMessage(c, r))
 	}
@@ -264,9 +274,16 @@ func (a *App) retry(c echo.Context) error {
 	if !isFragment(c) {
 		return a.waitAndRedirect(c, m.ID, backTo(c, m.ConversationID, m.ID))
 	}
-	inPanel := strings.HasPrefix(refererPath(c), urls.Learn()+"/")
-	return a.fragment(c, http.StatusOK, views.Message(views.MessageView{ID: m.ID, Role: models.RoleAssistant,
-		Status: models.StatusStreaming, InPanel: inPanel}))
+	mv, err := a.answerView(ctx, u.ID, m, fromPanel(c))
+	if err != nil {
+		return err
+	}
+	return a.fragment(c, http.StatusOK, views.Message(mv))
+}
+
+// fromPanel says whether a form on a bubble was sent from a lesson's panel.
+func fromPanel(c echo.Context) bool {
+	return strings.HasPrefix(refererPath(c), urls.Learn()+"/")
 }
 
 // showVersion puts another version of a regenerated answer on display:
@@ -284,7 +301,14 @@ func (a *App) showVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, m.ID))
+	if !isFragment(c) {
+		return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, m.ID))
+	}
+	mv, err := a.answerView(ctx, handlers.UserFrom(c).ID, m, fromPanel(c))
+	if err != nil {
+		return err
+	}
+	return a.fragment(c, http.StatusOK, views.FinishedAnswer(mv))
 }
 
 func refererPath(c echo.Context) string {

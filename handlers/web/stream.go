@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html"
 	"io"
@@ -113,16 +114,12 @@ func (a *App) writeFinal(c echo.Context, w *echo.Response, f *stream.Final, inPa
 	if m == nil {
 		m = &models.Message{Status: f.Status, Content: f.Content, ErrorCode: f.ErrorCode}
 	}
-	conv, _ := a.Conversations.Get(ctx, handlers.UserFrom(c).ID, m.ConversationID)
-	mv := []views.MessageView{{ID: m.ID, Role: models.RoleAssistant, Status: m.Status, Content: m.Content, ErrorCode: m.ErrorCode}}
-	if conv != nil {
-		var err error
-		if mv, err = a.messageViews(ctx, m.UserID, conv, []models.Message{*m}, inPanel); err != nil {
-			return err
-		}
+	mv, err := a.answerView(ctx, handlers.UserFrom(c).ID, m, inPanel)
+	if err != nil {
+		return err
 	}
 	var buf bytes.Buffer
-	if err := views.FinishedAnswer(mv[0]).Render(ctx, &buf); err != nil {
+	if err := views.FinishedAnswer(mv).Render(ctx, &buf); err != nil {
 		return err
 	}
 	if m.Status == models.StatusComplete {
@@ -134,6 +131,20 @@ func (a *App) writeFinal(c echo.Context, w *echo.Response, f *stream.Final, inPa
 	}
 	writeEvent(w, event, "", buf.String())
 	return nil
+}
+
+// answerView is one answer's bubble, drawn as in its thread (bare when
+// the thread is gone).
+func (a *App) answerView(ctx context.Context, userID string, m *models.Message, inPanel bool) (views.MessageView, error) {
+	conv, _ := a.Conversations.Get(ctx, userID, m.ConversationID)
+	if conv == nil {
+		return views.MessageView{ID: m.ID, Role: models.RoleAssistant, Status: m.Status, Content: m.Content, ErrorCode: m.ErrorCode}, nil
+	}
+	mv, err := a.messageViews(ctx, userID, conv, []models.Message{*m}, inPanel)
+	if err != nil {
+		return views.MessageView{}, err
+	}
+	return mv[0], nil
 }
 
 // writeEvent writes one SSE event; every line of data gets its own

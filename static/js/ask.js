@@ -22,6 +22,9 @@
   function retryForm(elt) {
     return elt && elt.closest ? elt.closest(".answer-error form") : null;
   }
+  function versionsForm(elt) {
+    return elt && elt.closest ? elt.closest(".versions form") : null;
+  }
 
   // refusalText is what an error response says: the server's inline
   // message, the error box's title and explanation, or the fallback.
@@ -80,7 +83,29 @@
       e.detail.shouldSwap = false;
       retryIdle(retry);
       showRetryFailed(retry, refusalText(xhr, ""));
+    } else if (versionsForm(elt)) {
+      // A refused regeneration or switch leaves the answer as it was.
+      e.detail.shouldSwap = false;
+      var note = versionsForm(elt).parentElement.querySelector(".versions-note");
+      if (note) note.textContent = refusalText(xhr, "");
     }
+  });
+
+  // Switching versions redraws the answer: focus stays on the arrow
+  // pressed, or on the other one once the end is reached.
+  var switched = null;
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var form = versionsForm(e.detail.elt);
+    var btn = form && form.querySelector("button[aria-label]");
+    switched = btn ? { answer: form.closest("article").id, label: btn.getAttribute("aria-label") } : null;
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!switched) return;
+    var buttons = document.querySelectorAll("#" + switched.answer + " .versions button[aria-label]:not([disabled])");
+    var pick = null;
+    buttons.forEach(function (b) { if (!pick || b.getAttribute("aria-label") === switched.label) pick = b; });
+    switched = null;
+    if (pick) pick.focus();
   });
 
   // No response at all (offline, the server gone): the same, from the page.

@@ -1,0 +1,56 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotContinuable is a Continue of an answer that was not stopped with
+// text to go on from.
+var ErrNotContinuable = errors.New("only a stopped answer with text can be continued")
+
+// BeginContinue reopens the user's stopped answer to be written further:
+// its text stays (the continuation is appended to it), it is leased to
+// this process, and no question is counted — the student asked it once,
+// and this finishes that answer. It returns the answer and its question.
+// ErrNotFound: no such answer; ErrNotContinuable: not stopped, or empty.
+func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, now time.Time, lease Lease) (answer, question *Message, err error) {
+	if !validID(msgID) || !validID(userID) {
+		return nil, nil, ErrNotFound
+	}
+	var a, q Message
+	err = WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
+		if err := lockAnswer(tx, userID, msgID, &a); err != nil {
+			return err
+		}
+		if a.Status != StatusCancelled || a.Content == "" {
+			return ErrNotContinuable
+		}
+		if err := tx.Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user'`,
+			a.ConversationID, a.Seq-1).Scan(&q).Error; err != nil {
+			return fmt.Errorf("find question: %w", err)
+		}
+		if q.ID == "" {
+			return ErrNotContinuable
+		}
+		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
+			return fmt.Errorf("touch conversation: %w", err)
+		}
+		if err := tx.Exec(`UPDATE messages SET status = 'streaming', error_code = '',
+			rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL, completed_at = NULL,
+			lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'
+			WHERE id = ?`, lease.owner(), lease.ttlMs(), a.ID).Error; err != nil {
+			return fmt.Errorf("reopen answer: %w", err)
+		}
+		a.Status, a.ErrorCode, a.CompletedAt = StatusStreaming, "", nil
+		a.Rating, a.RatingReason, a.RatingComment, a.RatedAt = nil, nil, "", nil
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &a, &q, nil
+}

@@ -1,0 +1,63 @@
+package tutor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"aula/models"
+)
+
+// Continue goes on with the user's stopped answer: the model is given the
+// text written so far and asked to continue it without repeating it, and
+// what it writes is appended to the same answer, which streams again
+// from where it stopped (readers resume at the stopped text's length).
+// It is not a new question: nothing is counted against the plan. A
+// *Refusal comes back for an answer that was not stopped with text.
+func (s *Service) Continue(ctx context.Context, userID, msgID string) (*models.Message, error) {
+	st, genCtx, ok := s.streams.Open(msgID, userID)
+	if !ok {
+		if _, err := s.msgs.Get(ctx, userID, msgID); err != nil {
+			return nil, err
+		}
+		return nil, refused(RefusedNotContinuable, models.ErrNotContinuable)
+	}
+	answer, question, err := s.msgs.BeginContinue(ctx, userID, msgID, s.now(), s.streams.Lease())
+	if err != nil {
+		s.streams.Abandon(st)
+		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrNotContinuable) {
+			return nil, asRefusal(err)
+		}
+		return nil, fmt.Errorf("continue: %w", err)
+	}
+	st.Append(answer.Content)
+	j := &job{st: st, answer: *answer, question: question.Content, plain: question.Content, beforeSeq: question.Seq,
+		passage: PassageOf(question.Metadata), partial: answer.Content}
+	if err := s.launchAgain(ctx, genCtx, userID, j, question); err != nil {
+		return nil, err
+	}
+	return answer, nil
+}
+
+// launchAgain starts the generation of an answer asked before (Retry,
+// Continue): with its thread, and its question's file when it had one.
+// When it cannot start, the answer is failed (a continuation stays
+// stopped) and the reason returned.
+func (s *Service) launchAgain(ctx, genCtx context.Context, userID string, j *job, question *models.Message) error {
+	conv, err := s.convs.Get(ctx, userID, j.answer.ConversationID)
+	if err == nil {
+		j.conv = *conv
+		if text, filename, aerr := s.msgs.AttachmentText(ctx, userID, question.ID); aerr == nil && strings.TrimSpace(text) != "" {
+			j.question = withAttachment(question.Content, filename, text)
+		}
+	}
+	if err != nil || !s.launch(genCtx, j) {
+		s.finishFailed(j, CodeInterrupted)
+		if err != nil {
+			return fmt.Errorf("start again: %w", err)
+		}
+		return refused(RefusedBusy, ErrClosed)
+	}
+	return nil
+}
