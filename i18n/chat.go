@@ -71,6 +71,7 @@ var _ = add(map[string][2]string{
 	"ask.queued":           {"Your question will be sent when this answer ends.", "Tu pregunta se enviará cuando termine esta respuesta."},
 	"ask.err.busy":         {"aula is restarting; try again in a moment.", "aula se está reiniciando; inténtalo en un momento."},
 	"ask.err.not_retry":    {"This answer is still being written.", "Esta respuesta todavía se está escribiendo."},
+	"ask.err.not_edit":     {"Only the last question, once answered, can be edited.", "Solo se puede editar la última pregunta, una vez respondida."},
 	"ask.err.not_continue": {"Only a stopped answer can be continued.", "Solo se puede continuar una respuesta detenida."},
 
 	"rate.up":             {"Helpful", "Útil"},
@@ -97,6 +98,10 @@ var _ = add(map[string][2]string{
 	"chat.bad_version":   {"That version does not exist.", "Esa versión no existe."},
 	"chat.version_busy":  {"This answer is still being written.", "Esta respuesta aún se está escribiendo."},
 	"chat.continue":      {"Continue", "Continuar"},
+	"chat.edit":          {"Edit", "Editar"},
+	"chat.edit_label":    {"Your question, edited", "Tu pregunta, editada"},
+	"chat.edit_send":     {"Send the edited question", "Enviar la pregunta editada"},
+	"chat.edit_hint":     {"The answer is written again (a new question); the earlier pair stays as a version.", "La respuesta se escribe de nuevo (una pregunta nueva); el par anterior queda como versión."},
 	"chat.continue_hint": {"Goes on from where it stopped; not counted as a new question.", "Sigue desde donde se detuvo; no cuenta como una pregunta nueva."},
 
 	"receipt.title":    {"What the tutor used", "Qué usó el tutor"},

@@ -138,7 +138,7 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
 			return fmt.Errorf("touch conversation: %w", err)
 		}
-		if err := keepVersion(ctx, s.db, &a); err != nil {
+		if err := keepVersion(ctx, s.db, &a, q.Content); err != nil {
 			return err
 		}
 		// An answer that failed was refunded; a complete or cancelled one
@@ -148,22 +148,28 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 		if err != nil {
 			return err
 		}
-		if err := tx.Exec(`UPDATE messages SET status = 'streaming', content = '', error_code = '', metadata = '{}',
-			rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL,
-			provider = '', model = '', latency_ms = NULL, ttft_ms = NULL, tokens_in = NULL, tokens_out = NULL,
-			completed_at = NULL, quota_period = ?, lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'
-			WHERE id = ?`, period, lease.owner(), lease.ttlMs(), a.ID).Error; err != nil {
-			return fmt.Errorf("reopen answer: %w", err)
-		}
-		a.Status, a.Content, a.ErrorCode, a.Metadata, a.QuotaPeriod = StatusStreaming, "", "", JSON("{}"), &period
-		a.Rating, a.RatingReason, a.RatingComment, a.RatedAt = nil, nil, "", nil
-		a.Provider, a.Model, a.LatencyMs, a.TtftMs, a.TokensIn, a.TokensOut, a.CompletedAt = "", "", nil, nil, nil, nil, nil
-		return nil
+		return reopenAnswer(tx, &a, period, lease)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	return &a, &q, nil
+}
+
+// reopenAnswer empties answer a to be written again, counted in period
+// and leased to this process.
+func reopenAnswer(tx *gorm.DB, a *Message, period time.Time, lease Lease) error {
+	if err := tx.Exec(`UPDATE messages SET status = 'streaming', content = '', error_code = '', metadata = '{}',
+		rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL,
+		provider = '', model = '', latency_ms = NULL, ttft_ms = NULL, tokens_in = NULL, tokens_out = NULL,
+		completed_at = NULL, quota_period = ?, lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'
+		WHERE id = ?`, period, lease.owner(), lease.ttlMs(), a.ID).Error; err != nil {
+		return fmt.Errorf("reopen answer: %w", err)
+	}
+	a.Status, a.Content, a.ErrorCode, a.Metadata, a.QuotaPeriod = StatusStreaming, "", "", JSON("{}"), &period
+	a.Rating, a.RatingReason, a.RatingComment, a.RatedAt = nil, nil, "", nil
+	a.Provider, a.Model, a.LatencyMs, a.TtftMs, a.TokensIn, a.TokensOut, a.CompletedAt = "", "", nil, nil, nil, nil, nil
+	return nil
 }
 
 // lockAnswer reads the user's answer in a live thread into a, locked for

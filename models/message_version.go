@@ -7,17 +7,18 @@ import (
 	"gorm.io/gorm"
 )
 
-// keepVersion files the answer a regeneration is about to replace among
-// its versions, when it has text worth keeping, and numbers the coming
-// one after every version kept. It runs in the regeneration's transaction.
-func keepVersion(ctx context.Context, db *gorm.DB, a *Message) error {
+// keepVersion files the answer a regeneration (or an edit of its
+// question) is about to replace among its versions, with the question it
+// answered, when it has text worth keeping, and numbers the coming one
+// after every version kept. It runs in the regeneration's transaction.
+func keepVersion(ctx context.Context, db *gorm.DB, a *Message, question string) error {
 	if a.Content == "" || (a.Status != StatusComplete && a.Status != StatusCancelled) {
 		return nil
 	}
 	tx := conn(ctx, db)
-	if err := tx.Exec(`INSERT INTO message_versions (message_id, user_id, version, content, metadata, provider, model, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, coalesce(?, now()))`, a.ID, a.UserID, max(a.Version, 1), a.Content, a.Metadata,
-		a.Provider, a.Model, a.CompletedAt).Error; err != nil {
+	if err := tx.Exec(`INSERT INTO message_versions (message_id, user_id, version, content, metadata, provider, model, question, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, now()))`, a.ID, a.UserID, max(a.Version, 1), a.Content, a.Metadata,
+		a.Provider, a.Model, question, a.CompletedAt).Error; err != nil {
 		return fmt.Errorf("keep version: %w", err)
 	}
 	if err := tx.Raw(`UPDATE messages SET version = (SELECT max(version) + 1 FROM message_versions WHERE message_id = ?)
@@ -75,19 +76,17 @@ func (s *Messages) ShowVersion(ctx context.Context, userID, msgID string, n int)
 		var v struct {
 			Content, Provider, Model string
 			Metadata                 JSON
+			Question                 *string
 		}
 		if err := tx.Raw(`DELETE FROM message_versions WHERE message_id = ? AND version = ?
-			RETURNING content, metadata, provider, model`, a.ID, n).Scan(&v).Error; err != nil {
+			RETURNING content, metadata, provider, model, question`, a.ID, n).Scan(&v).Error; err != nil {
 			return fmt.Errorf("take version: %w", err)
 		}
 		if v.Content == "" {
 			return ErrNotFound
 		}
-		if a.Content != "" && (a.Status == StatusComplete || a.Status == StatusCancelled) {
-			if err := tx.Exec(`INSERT INTO message_versions (message_id, user_id, version, content, metadata, provider, model)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, a.ID, userID, a.Version, a.Content, a.Metadata, a.Provider, a.Model).Error; err != nil {
-				return fmt.Errorf("keep version: %w", err)
-			}
+		if err := swapQuestion(tx, &a, v.Question); err != nil {
+			return err
 		}
 		a.Content, a.Metadata, a.Provider, a.Model, a.Status, a.ErrorCode, a.Version = v.Content, v.Metadata, v.Provider, v.Model, StatusComplete, "", n
 		return tx.Exec(`UPDATE messages SET content = ?, metadata = ?, provider = ?, model = ?, status = 'complete', error_code = '',
@@ -98,4 +97,29 @@ func (s *Messages) ShowVersion(ctx context.Context, userID, msgID string, n int)
 		return nil, err
 	}
 	return &a, nil
+}
+
+// swapQuestion files the answer on display, with its question, among the
+// versions and puts back the question of the version coming on display
+// (nil: the one it answered is the question as it stands).
+func swapQuestion(tx *gorm.DB, a *Message, question *string) error {
+	var current string
+	if err := tx.Raw(`SELECT content FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user'`,
+		a.ConversationID, a.Seq-1).Row().Scan(&current); err != nil {
+		return fmt.Errorf("find question: %w", err)
+	}
+	if a.Content != "" && (a.Status == StatusComplete || a.Status == StatusCancelled) {
+		if err := tx.Exec(`INSERT INTO message_versions (message_id, user_id, version, content, metadata, provider, model, question)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.UserID, a.Version, a.Content, a.Metadata, a.Provider, a.Model, current).Error; err != nil {
+			return fmt.Errorf("keep version: %w", err)
+		}
+	}
+	if question == nil || *question == current {
+		return nil
+	}
+	if err := tx.Exec(`UPDATE messages SET content = ? WHERE conversation_id = ? AND seq = ? AND role = 'user'`,
+		*question, a.ConversationID, a.Seq-1).Error; err != nil {
+		return fmt.Errorf("restore question: %w", err)
+	}
+	return nil
 }

@@ -32,6 +32,8 @@ const (
 	RefusedPassageTooLong Reason = "passage_too_long"
 	// RefusedNotContinuable is a Continue of an answer not stopped with text.
 	RefusedNotContinuable Reason = "not_continuable"
+	// RefusedNotEditable is an edit of a question not the last answered one.
+	RefusedNotEditable Reason = "not_editable"
 )
 
 // Refusal is a question the engine will not take, with what the student
@@ -78,6 +80,8 @@ func asRefusal(err error) error {
 		return refused(RefusedNotRetryable, err)
 	case errors.Is(err, models.ErrNotContinuable):
 		return refused(RefusedNotContinuable, err)
+	case errors.Is(err, models.ErrNotEditable):
+		return refused(RefusedNotEditable, err)
 	}
 	return err
 }

@@ -99,6 +99,9 @@ func MessageRetry(mid string) string { return message(mid) + "/retry" }
 // MessageContinue goes on with a stopped answer.
 func MessageContinue(mid string) string { return message(mid) + "/continue" }
 
+// MessageEdit sends an edited last question (mid is the question's id).
+func MessageEdit(mid string) string { return message(mid) + "/edit" }
+
 // MessageVersion puts an earlier version of a regenerated answer on display.
 func MessageVersion(mid string) string { return message(mid) + "/version" }
 

@@ -22,6 +22,9 @@ type MessageView struct {
 	Provider, Model  string
 	Welcome          bool
 	WelcomeHint      string // the welcome\'s closing suggestion, left out at the limit
+	// Editable offers Edit on a question: the thread's last (CSS shows it
+	// only while that is so and its answer is not being written).
+	Editable bool
 	// InPanel marks a bubble in the lesson panel: its citations link to
 	// sections of the page it is on.
 	InPanel bool

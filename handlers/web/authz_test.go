@@ -37,6 +37,7 @@ func routesWithIDs() []idRoute {
 		{method: "POST", path: "/messages/{smid}/cancel", kind: "smid"},
 		{method: "POST", path: "/messages/{mid}/retry", kind: "mid"},
 		{method: "POST", path: "/messages/{mid}/continue", kind: "mid"},
+		{method: "POST", path: "/messages/{mid}/edit", form: url.Values{"content": {"Edited"}}, kind: "mid"},
 		{method: "POST", path: "/messages/{mid}/version", form: url.Values{"version": {"1"}}, kind: "mid"},
 		{method: "GET", path: "/attachments/{aid}", kind: "aid"},
 	}

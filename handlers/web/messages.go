@@ -89,9 +89,10 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 }
 
 // questionView is the bubble of a question just asked, with its file and
-// the passage it is about.
+// the passage it is about; the thread's last, it can be edited once answered.
 func (a *App) questionView(ctx context.Context, userID string, m models.Message, inPanel bool) views.MessageView {
-	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content, Passage: passageView(m, nil, inPanel)}
+	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content, Passage: passageView(m, nil, inPanel),
+		Editable: true}
 	if files, err := a.Attachments.ForMessages(ctx, userID, []string{m.ID}); err == nil {
 		if f, ok := files[m.ID]; ok {
 			v.Attachment = &views.AttachmentView{ID: f.ID, Filename: f.Filename, Size: f.Size}
@@ -281,6 +282,29 @@ func (a *App) writeAgain(c echo.Context, start func(ctx context.Context, userID,
 	return a.fragment(c, http.StatusOK, views.Message(mv))
 }
 
+// editQuestion sends the edited last question: its answer is written
+// again in place and the earlier question and answer stay as a version.
+// HTMX gets both bubbles (the old answer removed out of band).
+func (a *App) editQuestion(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := handlers.UserFrom(c)
+	ed, err := a.Tutor.Edit(ctx, u.ID, c.Param("mid"), c.FormValue("content"))
+	if r, ans, ok := handlers.Refused(err); ok {
+		return echo.NewHTTPError(ans.Status, refusalMessage(c, r))
+	}
+	if err != nil {
+		return err
+	}
+	if !isFragment(c) {
+		return a.waitAndRedirect(c, ed.Answer.ID, backTo(c, ed.Answer.ConversationID, ed.Answer.ID))
+	}
+	pair, err := a.pairViews(ctx, u.ID, &ed.Answer, fromPanel(c))
+	if err != nil {
+		return err
+	}
+	return a.fragment(c, http.StatusOK, views.EditedPair(pair[0], pair[1]))
+}
+
 // fromPanel says whether a form on a bubble was sent from a lesson's panel.
 func fromPanel(c echo.Context) bool {
 	return strings.HasPrefix(refererPath(c), urls.Learn()+"/")
@@ -304,11 +328,24 @@ func (a *App) showVersion(c echo.Context) error {
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, m.ID))
 	}
-	mv, err := a.answerView(ctx, handlers.UserFrom(c).ID, m, fromPanel(c))
+	pair, err := a.pairViews(ctx, handlers.UserFrom(c).ID, m, fromPanel(c))
 	if err != nil {
 		return err
 	}
-	return a.fragment(c, http.StatusOK, views.FinishedAnswer(mv))
+	return a.fragment(c, http.StatusOK, views.VersionShown(pair[0], pair[1]))
+}
+
+// pairViews are the bubbles of answer m and the question it answers.
+func (a *App) pairViews(ctx context.Context, userID string, m *models.Message, inPanel bool) ([]views.MessageView, error) {
+	q, err := a.Messages.QuestionOf(ctx, userID, m)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := a.Conversations.Get(ctx, userID, m.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	return a.messageViews(ctx, userID, conv, []models.Message{*q, *m}, inPanel)
 }
 
 func refererPath(c echo.Context) string {

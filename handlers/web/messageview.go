@@ -28,7 +28,13 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 		return nil, err
 	}
 	out := make([]views.MessageView, 0, len(msgs))
-	for _, m := range msgs {
+	lastQuestion := -1
+	for i, m := range msgs {
+		if m.Role == models.RoleUser {
+			lastQuestion = i
+		}
+	}
+	for i, m := range msgs {
 		v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content,
 			ErrorCode: m.ErrorCode, RatingComment: m.RatingComment, Provider: m.Provider, Model: m.Model, InPanel: inPanel,
 			Version: max(m.Version, 1), Versions: versions[m.ID]}
@@ -42,7 +48,7 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 			v.Attachment = &views.AttachmentView{ID: f.ID, Filename: f.Filename, Size: f.Size}
 		}
 		if m.Role == models.RoleUser {
-			v.Passage = passageView(m, paths, inPanel)
+			v.Passage, v.Editable = passageView(m, paths, inPanel), i == lastQuestion
 		}
 		r, hasReceipt := receipts[m.ID]
 		if hasReceipt && m.Status != models.StatusStreaming {

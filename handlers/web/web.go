@@ -155,6 +155,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/messages/:mid/cancel", a.cancel)
 	auth.POST("/messages/:mid/retry", a.retry)
 	auth.POST("/messages/:mid/continue", a.continueAnswer)
+	auth.POST("/messages/:mid/edit", a.editQuestion)
 	auth.POST("/messages/:mid/version", a.showVersion)
 	auth.GET("/attachments/:id", a.downloadAttachment)
 	auth.POST("/lessons/:id/check", a.startCheck)

@@ -25,6 +25,11 @@
   function versionsForm(elt) {
     return elt && elt.closest ? elt.closest(".versions form") : null;
   }
+  // inlineForm is a form on a bubble (Regenerate, ‹ ›, Continue, Edit)
+  // whose refusal is told in the bubble, which stays as it was.
+  function inlineForm(elt) {
+    return elt && elt.closest ? elt.closest(".versions form, .continue-form, .edit-form") : null;
+  }
 
   // refusalText is what an error response says: the server's inline
   // message, the error box's title and explanation, or the fallback.
@@ -83,10 +88,10 @@
       e.detail.shouldSwap = false;
       retryIdle(retry);
       showRetryFailed(retry, refusalText(xhr, ""));
-    } else if (versionsForm(elt)) {
-      // A refused regeneration or switch leaves the answer as it was.
+    } else if (inlineForm(elt)) {
       e.detail.shouldSwap = false;
-      var note = versionsForm(elt).parentElement.querySelector(".versions-note");
+      var form = inlineForm(elt);
+      var note = form.querySelector("[data-refusal]") || form.closest("article").querySelector("[data-refusal]");
       if (note) note.textContent = refusalText(xhr, "");
     }
   });

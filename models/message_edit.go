@@ -1,0 +1,99 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotEditable is an edit of a question that is not the thread's last,
+// or whose answer is still being written.
+var ErrNotEditable = errors.New("only the last question, once answered, can be edited")
+
+// AnswerOf returns the answer to the user's question (the message after
+// it), or ErrNotFound.
+func (s *Messages) AnswerOf(ctx context.Context, userID, questionID string) (*Message, error) {
+	q, err := s.Get(ctx, userID, questionID)
+	if err != nil {
+		return nil, err
+	}
+	if q.Role != RoleUser {
+		return nil, ErrNotFound
+	}
+	var a Message
+	if err := conn(ctx, s.db).Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'assistant' AND user_id = ?`,
+		q.ConversationID, q.Seq+1, userID).Scan(&a).Error; err != nil {
+		return nil, fmt.Errorf("answer of question: %w", err)
+	}
+	if a.ID == "" {
+		return nil, ErrNotFound
+	}
+	return &a, nil
+}
+
+// QuestionOf returns the question the user's answer a answers, or ErrNotFound.
+func (s *Messages) QuestionOf(ctx context.Context, userID string, a *Message) (*Message, error) {
+	var q Message
+	if err := conn(ctx, s.db).Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user' AND user_id = ?`,
+		a.ConversationID, a.Seq-1, userID).Scan(&q).Error; err != nil {
+		return nil, fmt.Errorf("question of answer: %w", err)
+	}
+	if q.ID == "" {
+		return nil, ErrNotFound
+	}
+	return &q, nil
+}
+
+// BeginEdit replaces the thread's last question, the one answer answerID
+// answers, with content and reopens that answer to be written again: the
+// earlier question and its answer are kept as a version (ShowVersion puts
+// both back), and, being a new question, it is counted. It returns the
+// reopened answer and the edited question. ErrNotEditable: not the last
+// question, or its answer is being written.
+func (s *Messages) BeginEdit(ctx context.Context, userID, answerID, content string, now time.Time, lease Lease) (answer, question *Message, err error) {
+	if !validID(answerID) || !validID(userID) {
+		return nil, nil, ErrNotFound
+	}
+	var a, q Message
+	err = WithTx(ctx, s.db, func(ctx context.Context) error {
+		tx := conn(ctx, s.db)
+		if err := lockAnswer(tx, userID, answerID, &a); err != nil {
+			return err
+		}
+		var later bool
+		if err := tx.Raw(`SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ? AND seq > ?)`,
+			a.ConversationID, a.Seq).Row().Scan(&later); err != nil {
+			return fmt.Errorf("find later messages: %w", err)
+		}
+		if later || a.Status == StatusStreaming {
+			return ErrNotEditable
+		}
+		if err := tx.Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user' FOR UPDATE`,
+			a.ConversationID, a.Seq-1).Scan(&q).Error; err != nil {
+			return fmt.Errorf("find question: %w", err)
+		}
+		if q.ID == "" {
+			return ErrNotEditable
+		}
+		if err := keepVersion(ctx, s.db, &a, q.Content); err != nil {
+			return err
+		}
+		period, err := reserveQuota(ctx, s.db, userID, now)
+		if err != nil {
+			return err
+		}
+		if err := tx.Exec(`UPDATE messages SET content = ? WHERE id = ?`, content, q.ID).Error; err != nil {
+			return fmt.Errorf("edit question: %w", err)
+		}
+		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
+			return fmt.Errorf("touch conversation: %w", err)
+		}
+		q.Content = content
+		return reopenAnswer(tx, &a, period, lease)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return &a, &q, nil
+}
