@@ -230,3 +230,40 @@ func TestCheckLayout(t *testing.T) {
 		shoot("check-lesson")
 	}
 }
+
+// An answer to a check that has ended meanwhile (another tab, a double
+// submit) is refused with 409, and with JavaScript the panel says so in
+// place, keeping the typed answer, instead of drawing nothing.
+func TestCheckBrowserAnswerAfterTheEnd(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
+	b.Navigate(s.URL + checkLesson + "?tutor=open")
+	b.WaitVisible("#check-start")
+	b.Click("#check-start")
+	b.WaitVisible("#check-question")
+	waitCheckReady(b)
+	cid := browserCheckID(b)
+	s.DB.Exec(`UPDATE checks SET finished_at = now() WHERE conversation_id = ?`, cid)
+	answer := "my late answer"
+	if b.Has("#check-form input[type=radio]") {
+		answer = b.Doc().Find("#check-form input[type=radio]").First().AttrOr("value", "")
+	}
+	answerInBrowserRefused(b, answer)
+	want := "That question was already answered, or the check has ended"
+	waitFor(b, "the refusal in the panel", fmt.Sprintf(`document.getElementById('tutor').textContent.includes(%q)`, want))
+	if b.Path() != checkLesson {
+		b.Errorf("the refusal left the lesson for %s", b.Path())
+	}
+}
+
+// answerInBrowserRefused answers like answerInBrowser but expects no feedback.
+func answerInBrowserRefused(b *browser.Browser, answer string) {
+	b.T.Helper()
+	if b.Has("#check-form input[type=radio]") {
+		b.Click(fmt.Sprintf(`#check-form input[type=radio][value=%q]`, answer))
+	} else if err := chromedp.Do(b.Ctx, chromedp.SendKeys(chromedp.CSS("#check-answer"), answer)); err != nil {
+		b.Fatalf("type the answer: %v", err)
+	}
+	b.Click("#check-submit")
+}

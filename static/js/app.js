@@ -18,7 +18,7 @@
     htmx.config.responseHandling = [
       { code: "204", swap: false },
       { code: "[23]..", swap: true },
-      { code: "(413|422|429|503)", swap: true },
+      { code: "(409|413|422|429|503)", swap: true },
       { code: "[45]..", swap: false, error: true },
     ];
   });
