@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -37,31 +38,10 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		return nil, models.ErrNotFound
 	}
 	p.Conversation = conv
-	if conv != nil && conv.Mode == models.ModeCheck {
-		st, err := a.Tutor.Check(ctx, u.ID, conv.ID)
-		if err != nil {
-			return nil, err
-		}
-		v, err := a.checkView(ctx, st, page.Path.Slug, form)
-		if err != nil {
-			return nil, err
-		}
-		p.Check, form = &v, views.AskForm{}
-	} else if conv != nil {
-		msgs, err := a.Messages.ListByConversation(ctx, u.ID, conv.ID)
-		if err != nil {
-			return nil, err
-		}
-		if p.Messages, err = a.messageViews(ctx, u.ID, conv, msgs, true); err != nil {
-			return nil, err
-		}
-		form.Action, form.Target, form.Swap = urls.ThreadMessages(conv.ID), "#messages", "beforeend"
-		form.Hidden = map[string]string{panelPathField: page.Path.Slug}
-	} else {
-		form.Action, form.Target, form.Swap = urls.Chat(), "#tutor", "outerHTML"
-		form.Hidden = map[string]string{"mode": models.ModeLesson, "lesson_id": page.Lesson.ID, panelPathField: page.Path.Slug}
+	form, err := a.panelThread(ctx, u.ID, page, conv, p, form)
+	if err != nil {
+		return nil, err
 	}
-	var err error
 	if p.Usage, err = a.Quotas.Usage(ctx, u.ID, a.Tutor.Now()); err != nil {
 		return nil, err
 	}
@@ -74,6 +54,40 @@ func (a *App) lessonPanel(c echo.Context, page *models.LessonPage, conv *models.
 		}
 	}
 	return p, nil
+}
+
+// panelThread fills the panel with its session: a check's questions, or a
+// thread's messages and the form that asks in it; with no session yet, the
+// form starts one on the lesson.
+func (a *App) panelThread(ctx context.Context, userID string, page *models.LessonPage, conv *models.Conversation,
+	p *views.PanelView, form views.AskForm) (views.AskForm, error) {
+	switch {
+	case conv != nil && conv.Mode == models.ModeCheck:
+		st, err := a.Tutor.Check(ctx, userID, conv.ID)
+		if err != nil {
+			return form, err
+		}
+		v, err := a.checkView(ctx, st, page.Path.Slug, form)
+		if err != nil {
+			return form, err
+		}
+		p.Check = &v
+		return views.AskForm{}, nil
+	case conv != nil:
+		msgs, err := a.Messages.ListByConversation(ctx, userID, conv.ID)
+		if err != nil {
+			return form, err
+		}
+		if p.Messages, err = a.messageViews(ctx, userID, conv, msgs, true); err != nil {
+			return form, err
+		}
+		form.Action, form.Target, form.Swap = urls.ThreadMessages(conv.ID), "#messages", "beforeend"
+		form.Hidden = map[string]string{panelPathField: page.Path.Slug}
+	default:
+		form.Action, form.Target, form.Swap = urls.Chat(), "#tutor", "outerHTML"
+		form.Hidden = map[string]string{"mode": models.ModeLesson, "lesson_id": page.Lesson.ID, panelPathField: page.Path.Slug}
+	}
+	return form, nil
 }
 
 // panelSession is the session the panel opens on: the one asked for

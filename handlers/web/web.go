@@ -177,8 +177,13 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.GET("/settings/export", a.exportData)
 	form(auth, "/settings/delete", a.deleteAccountForm, a.deleteAccount)
 
-	// Under /admin everyone else gets 404, visitors included, so the pages stay
-	// unrevealed; users, upgrades and AI routes are SUPER_ADMIN's alone.
+	a.adminRoutes(site)
+}
+
+// adminRoutes registers the admin pages. Under /admin everyone else gets
+// 404, visitors included, so the pages stay unrevealed; users, upgrades
+// and AI routes are SUPER_ADMIN's alone.
+func (a *App) adminRoutes(site *echo.Group) {
 	adm := site.Group("/admin", a.requireAdmin)
 	adm.GET("", a.adminOverview)
 	adm.GET("/ratings", a.adminRatings)
