@@ -199,20 +199,32 @@ func (s *Progress) MarkRead(ctx context.Context, userID, pathSlug, lessonID stri
 	return nil
 }
 
-// Resume returns the lesson the student opened last and how many of their
-// sections are due for review at now, in one statement.
+// Resume returns where the student goes on, and how many of their sections
+// are due for review at now, in one statement: the lesson they opened
+// last, or, once that one is read, the next lesson of its path they have
+// not read (the read one itself when none is left).
 func (s *Progress) Resume(ctx context.Context, userID string, now time.Time) (*Resume, error) {
 	var r Resume
-	err := conn(ctx, s.db).Raw(`SELECT coalesce(l.id, '') AS lesson_id, coalesce(l.title, '') AS lesson_title,
+	err := conn(ctx, s.db).Raw(`WITH last AS (
+			SELECT l.id, l.title, l.language, l.position, m.position AS module_position, m.path_id,
+				EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = @user AND r.lesson_id = l.id) AS read
+			FROM lesson_visits v JOIN lessons l ON l.id = v.lesson_id JOIN modules m ON m.id = l.module_id
+			WHERE v.user_id = @user),
+		next AS (
+			SELECT nl.id, nl.title, nl.language FROM last
+			JOIN modules nm ON nm.path_id = last.path_id JOIN lessons nl ON nl.module_id = nm.id
+			WHERE last.read AND (nm.position, nl.position, nl.id) > (last.module_position, last.position, last.id)
+			  AND NOT EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = @user AND r.lesson_id = nl.id)
+			ORDER BY nm.position, nl.position, nl.id LIMIT 1)
+		SELECT coalesce(next.id, last.id, '') AS lesson_id, coalesce(next.title, last.title, '') AS lesson_title,
 			coalesce(p.slug, '') AS path_slug, coalesce(p.title, '') AS path_title,
-			coalesce(l.language, '') AS language,
-			EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = @user AND r.lesson_id = l.id) AS read,
+			coalesce(next.language, last.language, '') AS language,
+			coalesce(last.read AND next.id IS NULL, false) AS read,
 			(SELECT count(*) FROM section_mastery sm WHERE sm.user_id = @user AND sm.due_at <= @now AND `+sectionExists+`) AS due
 		FROM (SELECT 1) one
-		LEFT JOIN lesson_visits v ON v.user_id = @user
-		LEFT JOIN lessons l ON l.id = v.lesson_id
-		LEFT JOIN modules m ON m.id = l.module_id
-		LEFT JOIN paths p ON p.id = m.path_id`,
+		LEFT JOIN last ON true
+		LEFT JOIN next ON true
+		LEFT JOIN paths p ON p.id = last.path_id`,
 		map[string]any{"user": userID, "now": now}).Scan(&r).Error
 	if err != nil {
 		return nil, fmt.Errorf("resume: %w", err)

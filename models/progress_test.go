@@ -184,11 +184,20 @@ func TestProgressVisitAndResume(t *testing.T) {
 		len(exp.LessonVisits) != 1 || exp.LessonVisits[0].LessonID != "l3" {
 		t.Errorf("ana's export: reads %v visits %v (%v), want l3 read and visited last", exp.LessonsRead, exp.LessonVisits, err)
 	}
+	// carol read the lesson she opened last: she goes on with the path's next one.
+	carol := f.user(models.PlanFree)
+	if err := p.MarkRead(ctx, carol, "net", "l1", now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.VisitLesson(ctx, carol, "l1", now); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		user string
 		want models.Resume
 	}{
 		{ana, models.Resume{LessonID: "l3", LessonTitle: "Subnets", PathSlug: "net", PathTitle: "Networking", Language: "en", Read: true}},
+		{carol, models.Resume{LessonID: "l2", LessonTitle: "Trunks", PathSlug: "net", PathTitle: "Networking", Language: "en"}},
 		{bob, models.Resume{LessonID: "g1", LessonTitle: "Variables", PathSlug: "go", PathTitle: "Go", Language: "en"}},
 	} {
 		if r, err := p.Resume(ctx, tt.user, now); err != nil || *r != tt.want {
