@@ -175,6 +175,13 @@ func TestBrowserSendBecomesStop(t *testing.T) {
 
 	first := sendQ(b, "long one", false)
 	waitFor(b, "Send to become Stop", `document.getElementById('send').dataset.mode === 'stop' && document.getElementById('send').textContent === '■ Stop'`)
+	// Stop reads at WCAG AA in both schemes (it was red on lavender in dark).
+	for _, scheme := range []string{"dark", "light"} {
+		b.ColorScheme(scheme)
+		if c := worstContrast(b, "#send"); c.N != 1 || c.Ratio < 4.5 {
+			b.Errorf("Stop in %s: contrast %.2f:1 (%s), want at least 4.5:1", scheme, c.Ratio, c.What)
+		}
+	}
 	// A second question with Enter waits for the first answer.
 	if err := chromedp.Do(b.Ctx, chromedp.SendKeys(chromedp.CSS("#q"), "and then?"+kb.Enter)); err != nil {
 		b.Fatalf("type and Enter: %v", err)
