@@ -107,10 +107,11 @@ func (a *Outside) Check(ctx context.Context, userID, id string) (*tutor.CheckSta
 	return st, outsideCheckErr("read check", err)
 }
 
-// AnswerCheck grades the answer to the check's current question and asks
-// the next one, as in the browser. Refusals are *APIError.
-func (a *Outside) AnswerCheck(ctx context.Context, user *models.User, id, answer string) (*tutor.CheckState, error) {
-	st, err := a.Tutor.AnswerCheck(ctx, user, id, answer)
+// AnswerCheck grades the answer to the check's current question (or, when
+// position is not 0, to that question only while it is the current one)
+// and asks the next one, as in the browser. Refusals are *APIError.
+func (a *Outside) AnswerCheck(ctx context.Context, user *models.User, id string, position int, answer string) (*tutor.CheckState, error) {
+	st, err := a.Tutor.AnswerCheckAt(ctx, user, id, position, answer)
 	return st, outsideCheckErr("answer check", err)
 }
 

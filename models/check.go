@@ -31,7 +31,10 @@ const MaxCheckItems = 5
 var (
 	ErrCheckFinished = errors.New("the check is finished")
 	ErrCheckGraded   = errors.New("that question is already graded")
-	ErrNoSections    = errors.New("a check needs at least one section")
+	// ErrCheckAsked means the check got its next question meanwhile (a
+	// parallel answer asked it): read the check again instead.
+	ErrCheckAsked = errors.New("the check's next question is asked already")
+	ErrNoSections = errors.New("a check needs at least one section")
 )
 
 // SectionRef names one lesson section: a lesson and a heading anchor.
@@ -243,16 +246,11 @@ func (s *Checks) Ask(ctx context.Context, item CheckItem, text string, meta JSON
 	}
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
-		if err := appendMessages(tx, item.UserID, item.ConversationID, now, checkMessage{RoleAssistant, text, meta}); err != nil {
+		if err := lockOpenCheck(tx, item.UserID, item.ConversationID, now); err != nil {
 			return err
 		}
-		var open bool
-		if err := tx.Raw(`SELECT finished_at IS NULL FROM checks WHERE conversation_id = ? AND user_id = ?`,
-			item.ConversationID, item.UserID).Row().Scan(&open); err != nil {
-			return fmt.Errorf("read check: %w", notFound(err))
-		}
-		if !open {
-			return ErrCheckFinished
+		if err := appendMessages(tx, item.UserID, item.ConversationID, now, checkMessage{RoleAssistant, text, meta}); err != nil {
+			return err
 		}
 		item.AskedAt, item.Verdict, item.GradedAt = now, nil, nil
 		return tx.Raw(`INSERT INTO check_items (conversation_id, user_id, position, lesson_id, anchor, section_hash, kind,
@@ -266,6 +264,43 @@ func (s *Checks) Ask(ctx context.Context, item CheckItem, text string, meta JSON
 		return nil, fmt.Errorf("ask check question: %w", err)
 	}
 	return &item, nil
+}
+
+// lockOpenCheck locks the check's row for the transaction, so that the
+// answers and questions of one check are written one after another, and
+// says whether a next question may be asked: not when the check has
+// ended (ErrCheckFinished), nor while a question waits for its answer
+// (ErrCheckAsked). A check that has asked all its questions is ended here.
+func lockOpenCheck(tx *gorm.DB, userID, conversationID string, now time.Time) error {
+	var c struct {
+		Open     bool
+		MaxItems int
+	}
+	if err := tx.Raw(`SELECT finished_at IS NULL AS open, max_items FROM checks
+		WHERE conversation_id = ? AND user_id = ? FOR UPDATE`, conversationID, userID).Scan(&c).Error; err != nil {
+		return fmt.Errorf("lock check: %w", err)
+	}
+	if c.MaxItems == 0 {
+		return ErrNotFound
+	}
+	if !c.Open {
+		return ErrCheckFinished
+	}
+	var items, waiting int
+	if err := tx.Raw(`SELECT count(*), count(*) FILTER (WHERE verdict IS NULL) FROM check_items WHERE conversation_id = ?`,
+		conversationID).Row().Scan(&items, &waiting); err != nil {
+		return fmt.Errorf("count check items: %w", err)
+	}
+	if waiting > 0 {
+		return ErrCheckAsked
+	}
+	if items >= c.MaxItems {
+		if err := tx.Exec(`UPDATE checks SET finished_at = ? WHERE conversation_id = ?`, now, conversationID).Error; err != nil {
+			return fmt.Errorf("finish check: %w", err)
+		}
+		return ErrCheckFinished
+	}
+	return nil
 }
 
 // CheckGrade is one answer to a check question and what the tutor made of it.
@@ -296,6 +331,12 @@ func (s *Checks) Grade(ctx context.Context, g CheckGrade) error {
 	}
 	return WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
+		// One answer of a check at a time: a parallel one waits here, then
+		// finds its question graded.
+		if err := tx.Exec(`SELECT 1 FROM checks WHERE conversation_id = ? AND user_id = ? FOR UPDATE`,
+			g.ConversationID, g.UserID).Error; err != nil {
+			return fmt.Errorf("lock check: %w", err)
+		}
 		if err := appendMessages(tx, g.UserID, g.ConversationID, g.Now,
 			checkMessage{RoleUser, g.Answer, nil}, checkMessage{RoleAssistant, g.Feedback, g.Metadata}); err != nil {
 			return err

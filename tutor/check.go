@@ -148,6 +148,14 @@ func (s *Service) Check(ctx context.Context, userID, conversationID string) (*Ch
 // check. Errors: models.ErrNotFound, or a *Refusal (empty or too long,
 // the check finished, the model's verdict unusable).
 func (s *Service) AnswerCheck(ctx context.Context, user *models.User, conversationID, answer string) (*CheckState, error) {
+	return s.AnswerCheckAt(ctx, user, conversationID, 0, answer)
+}
+
+// AnswerCheckAt is AnswerCheck for the question at position (1…5) only:
+// an answer to a question that is no longer the current one (a double
+// submit, a second tab) is refused as finished instead of answering the
+// next question. Position 0 answers whatever question is current.
+func (s *Service) AnswerCheckAt(ctx context.Context, user *models.User, conversationID string, position int, answer string) (*CheckState, error) {
 	answer, err := checkAnswer(answer)
 	if err != nil {
 		return nil, err
@@ -157,11 +165,11 @@ func (s *Service) AnswerCheck(ctx context.Context, user *models.User, conversati
 		return nil, err
 	}
 	item := run.state.Current()
-	if item == nil && !run.state.Finished() {
-		return s.Check(ctx, user.ID, conversationID) // no question on screen to answer: ask it first
-	}
-	if item == nil {
-		return nil, refused(RefusedCheckFinished, models.ErrCheckFinished)
+	// No question waits (it was answered meanwhile, or the check ended):
+	// the answer is refused, never taken for a question the student has
+	// not seen; reading the check then asks its next question if needed.
+	if item == nil || (position != 0 && item.Position != position) {
+		return nil, refused(RefusedCheckFinished, models.ErrCheckGraded)
 	}
 	src, ok := run.section(item.LessonID, item.Anchor)
 	if !ok {
@@ -229,6 +237,15 @@ func (s *Service) askNext(ctx context.Context, run *checkRun) error {
 	}
 	q.item.UserID, q.item.ConversationID = run.userID, c.ConversationID
 	it, err := s.checks.Ask(ctx, q.item, q.text, checkReceipt(run, q.src), s.now())
+	if errors.Is(err, models.ErrCheckAsked) || errors.Is(err, models.ErrCheckFinished) {
+		// A parallel answer asked the next question or ended the check first.
+		fresh, err := s.loadCheck(ctx, run.userID, c.ConversationID)
+		if err != nil {
+			return err
+		}
+		run.state = fresh.state
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,9 @@ type startCheckBody struct {
 // answerCheckBody answers a check's current question.
 type answerCheckBody struct {
 	Answer string `json:"answer"`
+	// Position, when given, is the question answered; an answer to any
+	// other than the current one is refused (CHECK_FINISHED).
+	Position int `json:"position"`
 }
 
 // apiStartCheck opens a check over a lesson or one of its sections and
@@ -49,7 +52,7 @@ func (a *App) apiAnswerCheck(c echo.Context) error {
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
-	st, err := a.Outside.AnswerCheck(c.Request().Context(), handlers.UserFrom(c), c.Param("checkId"), b.Answer)
+	st, err := a.Outside.AnswerCheck(c.Request().Context(), handlers.UserFrom(c), c.Param("checkId"), b.Position, b.Answer)
 	if err != nil {
 		return err
 	}

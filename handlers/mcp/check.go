@@ -27,6 +27,7 @@ func checkSchema() *jsonschema.Schema {
 			"anchor":   {Type: "string", Description: "To start a check of one section: its heading anchor in the lesson."},
 			"checkId":  {Type: "string", Description: "The check to continue, from an earlier call."},
 			"answer":   {Type: "string", Description: "The user's answer to the check's current question (with checkId); for a choice question, the choice's text."},
+			"position": {Type: "integer", Description: "Optional, with answer: the position of the question answered; refused if it is no longer the current one."},
 		},
 	}
 }
@@ -37,6 +38,7 @@ type checkArgs struct {
 	Anchor   string  `json:"anchor"`
 	CheckID  string  `json:"checkId"`
 	Answer   *string `json:"answer"`
+	Position int     `json:"position"`
 }
 
 // mcpCheck starts a check, answers its current question, or reads it,
@@ -54,7 +56,7 @@ func (a *App) mcpCheck(ctx context.Context, req *sdk.CallToolRequest, in checkAr
 		}
 		return nil, handlers.CheckView(st), nil
 	case in.Answer != nil:
-		st, err := a.Outside.AnswerCheck(ctx, user, in.CheckID, *in.Answer)
+		st, err := a.Outside.AnswerCheck(ctx, user, in.CheckID, in.Position, *in.Answer)
 		if err != nil {
 			return nil, out, err
 		}

@@ -279,3 +279,27 @@ func TestCheckStatementBudget(t *testing.T) {
 		}
 	}
 }
+
+// The same form sent twice (a double click, the browser's back button):
+// the first answer is graded, the second is refused with 409 and the
+// reason in the student's language, and it is not taken as the answer to
+// the question asked next.
+func TestCheckDoubleSubmitWithoutJavaScript(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	c.Lang = "es"
+	p := c.Submit(c.Get(checkLesson), ".check-offer form", nil)
+	cid := checkID(t, p)
+	form := url.Values{"_csrf": {p.CSRF()}, "answer": {"una respuesta"}, "question": {"1"}}
+	if r := c.Post("/checks/"+cid+"/answer", form); r.Status != http.StatusOK || !strings.Contains(r.Text("#check-progress"), "2") {
+		t.Fatalf("first answer: status %d, progress %q", r.Status, r.Text("#check-progress"))
+	}
+	r := c.Post("/checks/"+cid+"/answer", form)
+	if r.Status != http.StatusConflict || !strings.Contains(r.Body, "Esa pregunta ya tenía respuesta") {
+		t.Fatalf("the same answer again: status %d:\n%s", r.Status, r.Body)
+	}
+	if n := apptest.Count(t, s, `SELECT count(*) FROM check_items WHERE conversation_id = ? AND attempts > 0`, cid); n != 1 {
+		t.Errorf("%d questions answered, want 1", n)
+	}
+}

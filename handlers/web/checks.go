@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -55,7 +56,10 @@ func (a *App) answerCheck(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
 	pathSlug, answer := c.FormValue(panelPathField), c.FormValue("answer")
-	st, err := a.Tutor.AnswerCheck(ctx, u, c.Param("id"), answer)
+	// The form names the question it answers, so a double submit is not
+	// taken as the answer to the next one; a garbled value answers the current.
+	position, _ := strconv.Atoi(c.FormValue("question"))
+	st, err := a.Tutor.AnswerCheckAt(ctx, u, c.Param("id"), position, answer)
 	if r, ans, ok := handlers.Refused(err); ok {
 		if st, err = a.Tutor.Check(ctx, u.ID, c.Param("id")); err != nil {
 			return err
