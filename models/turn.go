@@ -39,6 +39,9 @@ type Turn struct {
 	// Locale is the user's interface language, read in the same statement
 	// (the answer's language falls back to it).
 	Locale string
+	// HasContext says whether the conversation holds earlier context
+	// turns: a first question without any has no history to read.
+	HasContext bool
 }
 
 // BeginTurn records a question: the conversation must be the user's and
@@ -79,10 +82,11 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 // turnRow is what the turn statement returns: the conversation locked
 // (c0), whether a question was reserved (used), and what was written.
 type turnRow struct {
-	Found  bool
-	Plan   string
-	Locale string
-	Used   *int
+	Found      bool
+	Plan       string
+	Locale     string
+	Used       *int
+	HasContext bool
 	Conversation
 	QuestionID *string
 }
@@ -127,6 +131,7 @@ func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
 				@owner, now() + @ttl * interval '1 millisecond' FROM c RETURNING id
 		)
 		SELECT c0.id IS NOT NULL AS found, coalesce(c0.plan, '') AS plan, coalesce(c0.locale, '') AS locale, (SELECT questions FROM q) AS used,
+		       EXISTS (SELECT 1 FROM context_turns WHERE conversation_id = @cid AND user_id = @uid) AS has_context,
 		       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
 		       c.last_activity_at, (SELECT id FROM qm) AS question_id
 		FROM (SELECT 1) one LEFT JOIN c0 ON true LEFT JOIN c ON true`,
@@ -145,7 +150,7 @@ func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
 		return nil, fmt.Errorf("record question: the conversation changed while it was locked")
 	}
 	c := r.Conversation
-	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: r.Locale}
+	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: r.Locale, HasContext: r.HasContext}
 	t.User = Message{ID: *r.QuestionID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
 		Content: in.Content, Status: StatusComplete, Metadata: in.Metadata, CreatedAt: in.Now, CompletedAt: &in.Now}
 	t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,

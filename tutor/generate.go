@@ -19,6 +19,7 @@ type job struct {
 	question  string // the student's text, attachment included
 	plain     string // the student's text alone (language, retrieval)
 	beforeSeq int    // history ends before the question's seq
+	noHistory bool   // known to have no earlier turns: the history read is skipped
 	lang      string
 	passage   *Passage // the lesson passage asked about, nil if none
 	locale    *string  // the student's interface language; nil when not read yet

@@ -12,9 +12,15 @@ import (
 // buildRequest assembles what the provider sees and the receipt saying so.
 func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, error) {
 	conv := j.conv
-	hist, err := LoadHistory(ctx, s.msgs, j.answer.UserID, conv.ID, j.beforeSeq, s.cfg.HistoryMessages, s.cfg.HistoryTokens)
-	if err != nil {
-		return Request{}, Receipt{}, err
+	var hist History
+	if !j.noHistory {
+		// A first question without earlier context has nothing to read:
+		// skipping it spares two round trips in front of the first token.
+		h, err := LoadHistory(ctx, s.msgs, j.answer.UserID, conv.ID, j.beforeSeq, s.cfg.HistoryMessages, s.cfg.HistoryTokens)
+		if err != nil {
+			return Request{}, Receipt{}, err
+		}
+		hist = h
 	}
 	lang := s.answerLang(ctx, j)
 	guide := NextGuide(conv.Style, j.plain, lastReceipt(hist.Recent))

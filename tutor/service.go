@@ -129,7 +129,8 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		question = withAttachment(content, a.Filename, a.Text)
 	}
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
-		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage, locale: &turn.Locale}
+		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage, locale: &turn.Locale,
+		noHistory: turn.User.Seq == 0 && !turn.HasContext}
 	if !s.launch(genCtx, j) {
 		// Closed between the commit and here: the answer must not stay streaming.
 		s.finishFailed(j, CodeInterrupted)
