@@ -87,7 +87,10 @@ func badRequests(base, method, path, cid, bad, csrf string) []*http.Request {
 	if strings.HasPrefix(path, "/api/") || path == "/mcp" {
 		for _, raw := range []string{`{"message":"a\u0000b","title":"\u0000","jsonrpc":"2.0","id":1,"method":"tools/call",` +
 			`"params":{"name":"ask","arguments":{"question":"x\u0000"}}}`, "{\"message\":\"a\xff\xfeb\"}"} {
-			reqs = append(reqs, newReq(method, base+good, raw, "application/json"))
+			// Also without the JSON content type: the API decodes any body.
+			for _, ct := range []string{"application/json", "text/plain", ""} {
+				reqs = append(reqs, newReq(method, base+good, raw, ct))
+			}
 		}
 		return reqs
 	}

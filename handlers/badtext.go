@@ -79,7 +79,8 @@ func checkBody(r *http.Request) error {
 		if err := r.ParseMultipartForm(maxFormMemory); err == nil && !validValues(r.MultipartForm.Value) {
 			return errBadText
 		}
-	case ct == echo.MIMEApplicationJSON || strings.HasSuffix(ct, "+json"):
+	case ct == echo.MIMEApplicationJSON || strings.HasSuffix(ct, "+json") || IsAPIPath(r.URL.Path):
+		// The API and MCP decode their body as JSON whatever it is labelled.
 		body, err := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if err != nil {
