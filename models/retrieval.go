@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"gorm.io/gorm"
 )
@@ -27,6 +28,10 @@ type ChunkSearch struct {
 	Lang     string // the question's language: material in it ranks first
 	OnlyLang bool   // only material in Lang (help: articles exist in both languages)
 	Match    string // tsquery text a chunk must match, in either configuration
+	// Fallback, when set, is matched instead whenever Match finds fewer
+	// than Enough chunks, in the same statement (one round trip).
+	Fallback string
+	Enough   int
 	RankBy   string // tsquery text the matches are ranked against
 	LessonID string // only this lesson ("" any)
 	ModuleID int64  // only this lesson module (0 any)
@@ -79,12 +84,29 @@ func (s *Chunks) Search(ctx context.Context, q ChunkSearch) ([]Chunk, error) {
 	} else {
 		args = append(args, sql.Named("lesson", q.LessonID), sql.Named("module", q.ModuleID))
 	}
+	if q.Fallback != "" {
+		query = withFallback(query)
+		args = append(args, sql.Named("fallback", q.Fallback), sql.Named("enough", q.Enough))
+	}
 	var rows []Chunk
 	err := conn(ctx, s.db).Raw(query, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
 	return rows, nil
+}
+
+// withFallback runs query, and the same query matching @fallback when
+// the first finds fewer than @enough rows, as one statement: the first is
+// read once, and the second is inlined behind a one-time filter, so it is
+// executed only when needed (a class asking at once queues every round
+// trip on the connection pool).
+func withFallback(query string) string {
+	return `WITH first AS (` + query + `), second AS (` + strings.ReplaceAll(query, "@match", "@fallback") + `)
+	SELECT * FROM first WHERE (SELECT count(*) FROM first) >= @enough
+	UNION ALL
+	SELECT * FROM second WHERE (SELECT count(*) FROM first) < @enough
+	ORDER BY score DESC, chunk_id`
 }
 
 // OfLesson returns every chunk of a lesson in order, for the outline

@@ -92,20 +92,15 @@ func (r *Retriever) LessonChunks(ctx context.Context, lessonID string) ([]Source
 
 // search tries the chunks sharing two of the query's words first: they
 // are the precise answer and few; only when they are too few does the OR
-// of single words run, which on common words ranks a large part of the
-// corpus. Both rank against the OR of single words, which ranks as well
+// of single words run (in the same statement, one round trip), which on
+// common words ranks a large part of the corpus. Both rank against the OR of single words, which ranks as well
 // as the pair query and costs a fraction of it (ranking's cost grows with
 // the query's size).
 func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq tsQueries) ([]Source, error) {
-	q.RankBy = tq.any
+	q.RankBy, q.Match = tq.any, tq.any
 	if tq.pairs != "" {
-		q.Match = tq.pairs
-		rows, err := r.chunks.Search(ctx, q)
-		if err != nil || len(rows) >= min(q.Limit, 3) {
-			return sources(rows), err
-		}
+		q.Match, q.Fallback, q.Enough = tq.pairs, tq.any, min(q.Limit, 3)
 	}
-	q.Match = tq.any
 	rows, err := r.chunks.Search(ctx, q)
 	return sources(rows), err
 }
