@@ -91,6 +91,44 @@ type turnRow struct {
 	QuestionID *string
 }
 
+// recordTurnSQL records a question in one statement: it locks the thread,
+// reserves the plan's question (the upsert's WHERE is the quota's race
+// guard), takes two sequence numbers, and inserts the question and the
+// answer to be written under this process's lease.
+var recordTurnSQL = `WITH c0 AS (
+		SELECT c.id, u.plan, u.locale, ` + planLimitSQL("u.plan") + ` AS lim
+		FROM conversations c JOIN users u ON u.id = c.user_id
+		WHERE c.id = @cid AND c.user_id = @uid AND c.deleted_at IS NULL AND c.mode <> 'check'
+		FOR UPDATE OF c
+	), q AS (
+		INSERT INTO plan_usage AS p (user_id, period, questions) SELECT @uid, @period, 1 FROM c0
+		ON CONFLICT (user_id, period) DO UPDATE SET questions = p.questions + 1
+		WHERE (SELECT lim FROM c0) = 0 OR p.questions < (SELECT lim FROM c0)
+		RETURNING p.questions
+	), c AS (
+		UPDATE conversations
+		SET next_seq = next_seq + 2, last_activity_at = @now,
+		    title = CASE WHEN title = '' THEN @title ELSE title END
+		FROM q WHERE conversations.id = @cid
+		RETURNING conversations.id, conversations.user_id, title, mode, style, lesson_id, module_id, next_seq,
+		          conversations.created_at, last_activity_at
+	), u AS (
+		UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.id
+	), qm AS (
+		INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
+		SELECT c.id, @uid, c.next_seq - 2, 'user', @content, 'complete', @meta, @now, @now FROM c RETURNING id
+	), am AS (
+		INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
+			lease_owner, lease_until)
+		SELECT @aid, c.id, @uid, c.next_seq - 1, 'assistant', 'streaming', @period, @now,
+			@owner, now() + @ttl * interval '1 millisecond' FROM c RETURNING id
+	)
+	SELECT c0.id IS NOT NULL AS found, coalesce(c0.plan, '') AS plan, coalesce(c0.locale, '') AS locale, (SELECT questions FROM q) AS used,
+	       EXISTS (SELECT 1 FROM context_turns WHERE conversation_id = @cid AND user_id = @uid) AS has_context,
+	       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
+	       c.last_activity_at, (SELECT id FROM qm) AS question_id
+	FROM (SELECT 1) one LEFT JOIN c0 ON true LEFT JOIN c ON true`
+
 // recordTurn is BeginTurn's statement. The conversation row is locked
 // first, so concurrent asks in one thread serialise and get consecutive
 // seqs; the plan_usage upsert re-checks the committed count under its row
@@ -102,39 +140,7 @@ func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
 		in.Metadata = JSON("{}")
 	}
 	var r turnRow
-	err := tx.Raw(`WITH c0 AS (
-			SELECT c.id, u.plan, u.locale, `+planLimitSQL("u.plan")+` AS lim
-			FROM conversations c JOIN users u ON u.id = c.user_id
-			WHERE c.id = @cid AND c.user_id = @uid AND c.deleted_at IS NULL AND c.mode <> 'check'
-			FOR UPDATE OF c
-		), q AS (
-			INSERT INTO plan_usage AS p (user_id, period, questions) SELECT @uid, @period, 1 FROM c0
-			ON CONFLICT (user_id, period) DO UPDATE SET questions = p.questions + 1
-			WHERE (SELECT lim FROM c0) = 0 OR p.questions < (SELECT lim FROM c0)
-			RETURNING p.questions
-		), c AS (
-			UPDATE conversations
-			SET next_seq = next_seq + 2, last_activity_at = @now,
-			    title = CASE WHEN title = '' THEN @title ELSE title END
-			FROM q WHERE conversations.id = @cid
-			RETURNING conversations.id, conversations.user_id, title, mode, style, lesson_id, module_id, next_seq,
-			          conversations.created_at, last_activity_at
-		), u AS (
-			UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.id
-		), qm AS (
-			INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
-			SELECT c.id, @uid, c.next_seq - 2, 'user', @content, 'complete', @meta, @now, @now FROM c RETURNING id
-		), am AS (
-			INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
-				lease_owner, lease_until)
-			SELECT @aid, c.id, @uid, c.next_seq - 1, 'assistant', 'streaming', @period, @now,
-				@owner, now() + @ttl * interval '1 millisecond' FROM c RETURNING id
-		)
-		SELECT c0.id IS NOT NULL AS found, coalesce(c0.plan, '') AS plan, coalesce(c0.locale, '') AS locale, (SELECT questions FROM q) AS used,
-		       EXISTS (SELECT 1 FROM context_turns WHERE conversation_id = @cid AND user_id = @uid) AS has_context,
-		       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
-		       c.last_activity_at, (SELECT id FROM qm) AS question_id
-		FROM (SELECT 1) one LEFT JOIN c0 ON true LEFT JOIN c ON true`,
+	err := tx.Raw(recordTurnSQL,
 		map[string]any{"cid": in.ConversationID, "uid": in.UserID, "period": period, "now": in.Now,
 			"title": TitleFrom(in.Content), "content": in.Content, "meta": in.Metadata, "aid": in.AssistantID,
 			"owner": in.Lease.owner(), "ttl": in.Lease.ttlMs()}).Scan(&r).Error

@@ -33,20 +33,8 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		return err
 	}
 	defer db.Close()
-	if err := models.Warm(ctx, db.Gorm); err != nil {
-		// The pool still opens connections as questions need them.
-		log.Warn("database: the connection pool could not be opened at start", "err", err)
-	}
-	if *seedIfEmpty {
-		n, err := models.NewContent(db.Gorm).CountLessons(ctx)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			if err := seed(ctx, db.Gorm, log); err != nil {
-				return err
-			}
-		}
+	if err := prepareDatabase(ctx, db, log, *seedIfEmpty); err != nil {
+		return err
 	}
 	svc := tutor.New(tutor.Config{
 		DB: db.Gorm, Credentials: cfg.Credentials, Logger: log,
@@ -84,6 +72,24 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// prepareDatabase opens the whole connection pool before the first
+// question, and imports the demo content when asked and the database has
+// no lessons.
+func prepareDatabase(ctx context.Context, db *database, log *slog.Logger, seedIfEmpty bool) error {
+	if err := models.Warm(ctx, db.Gorm); err != nil {
+		// The pool still opens connections as questions need them.
+		log.Warn("database: the connection pool could not be opened at start", "err", err)
+	}
+	if !seedIfEmpty {
+		return nil
+	}
+	n, err := models.NewContent(db.Gorm).CountLessons(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	return seed(ctx, db.Gorm, log)
 }
 
 // newSite builds the site's dependencies, its session store signing with
