@@ -128,15 +128,8 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 		if a.Status == StatusStreaming {
 			return ErrNotRetryable
 		}
-		if err := tx.Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user'`,
-			a.ConversationID, a.Seq-1).Scan(&q).Error; err != nil {
-			return fmt.Errorf("find question: %w", err)
-		}
-		if q.ID == "" {
-			return ErrNotRetryable
-		}
-		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
-			return fmt.Errorf("touch conversation: %w", err)
+		if err := questionOf(tx, &a, now, ErrNotRetryable, &q); err != nil {
+			return err
 		}
 		if err := keepVersion(ctx, s.db, &a, q.Content); err != nil {
 			return err
@@ -357,4 +350,20 @@ func (s *Messages) AttachmentText(ctx context.Context, userID, messageID string)
 		return "", "", fmt.Errorf("attachment text: %w", err)
 	}
 	return f.ExtractedText, f.Filename, nil
+}
+
+// questionOf reads into q the question answer a answers and marks their
+// thread active at now; refuse is the error when a has no question.
+func questionOf(tx *gorm.DB, a *Message, now time.Time, refuse error, q *Message) error {
+	if err := tx.Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user'`,
+		a.ConversationID, a.Seq-1).Scan(q).Error; err != nil {
+		return fmt.Errorf("find question: %w", err)
+	}
+	if q.ID == "" {
+		return refuse
+	}
+	if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
+		return fmt.Errorf("touch conversation: %w", err)
+	}
+	return nil
 }

@@ -29,15 +29,8 @@ func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, now 
 		if a.Status != StatusCancelled || a.Content == "" {
 			return ErrNotContinuable
 		}
-		if err := tx.Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user'`,
-			a.ConversationID, a.Seq-1).Scan(&q).Error; err != nil {
-			return fmt.Errorf("find question: %w", err)
-		}
-		if q.ID == "" {
-			return ErrNotContinuable
-		}
-		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
-			return fmt.Errorf("touch conversation: %w", err)
+		if err := questionOf(tx, &a, now, ErrNotContinuable, &q); err != nil {
+			return err
 		}
 		if err := tx.Exec(`UPDATE messages SET status = 'streaming', error_code = '',
 			rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL, completed_at = NULL,
