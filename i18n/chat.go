@@ -14,7 +14,6 @@ var _ = add(map[string][2]string{
 	"chat.empty_title":             {"Ask the tutor anything", "Pregunta lo que quieras al tutor"},
 	"chat.empty_body":              {"Start a conversation about networking, Go, how to study, or how aula works. Each conversation keeps its own memory.", "Empieza una conversación sobre redes, Go, cómo estudiar o cómo funciona aula. Cada conversación tiene su propia memoria."},
 	"chat.untitled":                {"New conversation", "Nueva conversación"},
-	"chat.attachment_title":        {"File: %s", "Archivo: %s"},
 	"chat.delete":                  {"Delete", "Eliminar"},
 	"chat.delete_title":            {"Delete this conversation?", "¿Eliminar esta conversación?"},
 	"chat.delete_body":             {"“%s” and all its messages and files will be removed at once. Questions already asked stay counted in this month's plan. Your other conversations are not affected.", "Se eliminarán en el acto «%s» y todos sus mensajes y archivos. Las preguntas ya hechas siguen contando en el plan de este mes. Tus otras conversaciones no se ven afectadas."},
@@ -37,7 +36,6 @@ var _ = add(map[string][2]string{
 	"chat.stop":                    {"Stop", "Detener"},
 	"chat.retry":                   {"Retry", "Reintentar"},
 	"chat.slow":                    {"⏳ This is taking longer than usual…", "⏳ Esto está tardando más de lo habitual…"},
-	"chat.writing":                 {"The tutor is writing…", "El tutor está escribiendo…"},
 	"chat.refreshing":              {"The answer is still being written; this page refreshes until it is complete.", "La respuesta aún se está escribiendo; esta página se actualiza hasta que esté completa."},
 	"chat.cancelled":               {"Stopped. The partial answer is kept.", "Detenido. Se conserva la respuesta parcial."},
 	"chat.style":                   {"Teaching style", "Estilo de enseñanza"},
@@ -49,7 +47,6 @@ var _ = add(map[string][2]string{
 	"chat.mode.tutor":              {"Tutor", "Tutor"},
 	"chat.mode.help":               {"Help", "Ayuda"},
 	"chat.mode":                    {"Kind of conversation", "Tipo de conversación"},
-	"chat.attachment":              {"Attachment", "Adjunto"},
 	"chat.messages":                {"Messages", "Mensajes"},
 	"chat.download":                {"Download %s", "Descargar %s"},
 
@@ -118,7 +115,6 @@ var _ = add(map[string][2]string{
 		"El mensaje %d (una pregunta) se acortó para caber: se dejaron fuera %d caracteres de su parte central."},
 	"receipt.clipped_answer": {"Message %d (an answer) was shortened to fit: %d characters in its middle were left out.",
 		"El mensaje %d (una respuesta) se acortó para caber: se dejaron fuera %d caracteres de su parte central."},
-	"receipt.lang":  {"Answered in: %s", "Respondió en: %s"},
 	"receipt.model": {"Model: %s", "Modelo: %s"},
 
 	"usage.label":     {"%d of %d questions this month", "%d de %d preguntas este mes"},
@@ -138,6 +134,4 @@ var _ = add(map[string][2]string{
 	"panel.history_btn":  {"Show earlier sessions", "Ver sesiones anteriores"},
 	"panel.no_history":   {"No earlier sessions for this lesson.", "No hay sesiones anteriores de esta lección."},
 	"panel.new":          {"New session", "Nueva sesión"},
-	"panel.current":      {"current", "actual"},
-	"panel.loading":      {"Loading…", "Cargando…"},
 })

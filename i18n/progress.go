@@ -5,7 +5,6 @@ var _ = add(map[string][2]string{
 	"progress.lessons_read":     {"%d of %d lessons read", "%d de %d lecciones leídas"},
 	"progress.sections_state":   {"%d of %d sections checked, %d mastered", "%d de %d secciones comprobadas, %d dominadas"},
 	"progress.read":             {"Read ✓", "Leída ✓"},
-	"progress.not_read":         {"Not read yet", "Sin leer"},
 	"progress.mark_done":        {"Mark as done", "Marcar como hecha"},
 	"progress.end":              {"End of the lesson", "Fin de la lección"},
 	"progress.up_next":          {"Up next:", "A continuación:"},
