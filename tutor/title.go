@@ -47,10 +47,10 @@ func (s *Service) nameThread(j *job, lang string) {
 // askTitle is the title route's title for question, "" when there is none.
 func (s *Service) askTitle(ctx context.Context, question, lang string) string {
 	route, err := s.route(ctx, models.UseTitle)
-	if err != nil || route.Provider == ProviderOffline || s.cfg.CheckCredentials(route.Provider, s.cfg.Credentials) != nil {
+	if err != nil || route.Provider == ProviderOffline {
 		return ""
 	}
-	p, err := s.cfg.NewProvider(ctx, route.Provider, route.Model, s.cfg.Credentials)
+	p, err := s.OpenProvider(ctx, *route)
 	if err != nil {
 		return ""
 	}
