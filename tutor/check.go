@@ -103,9 +103,12 @@ func (s *Service) StartCheck(ctx context.Context, user *models.User, scope Check
 		return nil, err
 	}
 	style := scope.Style
-	if u, err := s.users.Get(ctx, user.ID); err == nil && u.ActiveConversationID != nil && !models.ValidStyle(style) {
-		if cv, err := s.convs.Get(ctx, user.ID, *u.ActiveConversationID); err == nil {
-			style = cv.Style // the style the student chose last goes on
+	if !models.ValidStyle(style) {
+		// Only a check without a style of its own reads the last thread's.
+		if u, err := s.users.Get(ctx, user.ID); err == nil && u.ActiveConversationID != nil {
+			if cv, err := s.convs.Get(ctx, user.ID, *u.ActiveConversationID); err == nil {
+				style = cv.Style // the style the student chose last goes on
+			}
 		}
 	}
 	refs := make([]models.SectionRef, len(run.sections))
