@@ -45,8 +45,7 @@ func (a *App) dashboard(c echo.Context) error {
 func (a *App) dashboardHistory(c echo.Context) error {
 	after, err := models.ParseCursor(c.QueryParam("after"))
 	if errors.Is(err, models.ErrBadCursor) {
-		msg := t(c, "dash.bad_cursor")
-		return a.render(c, http.StatusBadRequest, views.ErrorPage(http.StatusBadRequest, msg), views.ErrorBox(http.StatusBadRequest, msg))
+		return echo.NewHTTPError(http.StatusBadRequest, t(c, "dash.bad_cursor"))
 	}
 	items, next, err := a.Stats.History(c.Request().Context(), handlers.UserFrom(c).ID, after, historyPage)
 	if err != nil {

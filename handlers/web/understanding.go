@@ -18,8 +18,7 @@ import (
 func (a *App) adminUnderstanding(c echo.Context) error {
 	after, err := models.ParseUnderstandingCursor(c.QueryParam("after"))
 	if errors.Is(err, models.ErrBadCursor) {
-		msg := t(c, "admin.bad_cursor")
-		return a.render(c, http.StatusBadRequest, views.ErrorPage(http.StatusBadRequest, msg), views.ErrorBox(http.StatusBadRequest, msg))
+		return echo.NewHTTPError(http.StatusBadRequest, t(c, "admin.bad_cursor"))
 	}
 	u, err := a.Stats.AdminUnderstanding(c.Request().Context(), after)
 	if err != nil {
