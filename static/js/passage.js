@@ -129,20 +129,16 @@
     if (live) live.textContent = q.dataset.added;
   }
 
+  // setQuote shows text quoted above the question and in the form's
+  // passage field; an empty text removes the quote.
   function setQuote(text) {
     var q = quote();
     if (!q) return;
     q.querySelector("#passage-text").textContent = text;
     q.querySelector("#passage").value = text;
-    q.hidden = false;
+    q.hidden = !text;
   }
-  function clearQuote() {
-    var q = quote();
-    if (!q) return;
-    q.querySelector("#passage-text").textContent = "";
-    q.querySelector("#passage").value = "";
-    q.hidden = true;
-  }
+  function clearQuote() { setQuote(""); }
 
   document.addEventListener("keydown", function (e) {
     if (e.altKey && e.shiftKey && e.code === "KeyA" && pending && btn && !btn.hidden) {
