@@ -7,6 +7,8 @@ import (
 
 	"github.com/gorilla/securecookie"
 	"github.com/labstack/echo/v4"
+
+	"aula/urls"
 )
 
 // onceTTL bounds how long a sealed secret can still be shown.
@@ -18,8 +20,8 @@ const onceTTL = 300
 type shownOnce struct{ cookie, path string }
 
 var (
-	newAPIToken   = shownOnce{"aula_new_token", "/settings"}
-	adminResetURL = shownOnce{"aula_reset_link", "/admin/users"}
+	newAPIToken   = shownOnce{"aula_new_token", urls.Settings("")}
+	adminResetURL = shownOnce{"aula_reset_link", urls.AdminUsersSearch()}
 )
 
 // newOnceCodec derives the sealing keys from the session key, so it needs
