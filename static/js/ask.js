@@ -19,6 +19,8 @@
   function isAsk(elt) {
     return !!elt && (elt.id === "ask-form" || !!(elt.closest && elt.closest(".suggestions")));
   }
+  // sourceOf is the element an HTMX event's request came from.
+  function sourceOf(e) { return e.detail.requestConfig ? e.detail.requestConfig.elt : e.detail.elt; }
   function retryForm(elt) {
     return elt && elt.closest ? elt.closest(".answer-error form") : null;
   }
@@ -77,7 +79,7 @@
   document.addEventListener("htmx:beforeSwap", function (e) {
     var xhr = e.detail.xhr;
     if (!xhr || xhr.status < 400) return;
-    var elt = e.detail.requestConfig ? e.detail.requestConfig.elt : e.detail.elt;
+    var elt = sourceOf(e);
     var retry = retryForm(elt);
     if (isAsk(elt)) {
       if (xhr.getResponseHeader("HX-Retarget")) return;
@@ -115,7 +117,7 @@
 
   // No response at all (offline, the server gone): the same, from the page.
   function unreachable(e) {
-    var elt = e.detail.requestConfig ? e.detail.requestConfig.elt : e.detail.elt;
+    var elt = sourceOf(e);
     var retry = retryForm(elt);
     var f = askForm();
     if (isAsk(elt) && f) showAskError(f.dataset.errNetwork);
