@@ -69,12 +69,10 @@ func (s *Messages) BeginEdit(ctx context.Context, userID, answerID, content stri
 		if later || a.Status == StatusStreaming {
 			return ErrNotEditable
 		}
-		if err := tx.Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'user' FOR UPDATE`,
-			a.ConversationID, a.Seq-1).Scan(&q).Error; err != nil {
-			return fmt.Errorf("find question: %w", err)
-		}
-		if q.ID == "" {
-			return ErrNotEditable
+		// The answer's row lock guards its question too: every writer of a
+		// question (an edit, a version shown) locks its answer first.
+		if err := questionOf(tx, &a, now, ErrNotEditable, &q); err != nil {
+			return err
 		}
 		if err := keepVersion(ctx, s.db, &a, q.Content); err != nil {
 			return err
@@ -85,9 +83,6 @@ func (s *Messages) BeginEdit(ctx context.Context, userID, answerID, content stri
 		}
 		if err := tx.Exec(`UPDATE messages SET content = ? WHERE id = ?`, content, q.ID).Error; err != nil {
 			return fmt.Errorf("edit question: %w", err)
-		}
-		if err := tx.Exec(`UPDATE conversations SET last_activity_at = ? WHERE id = ?`, now, a.ConversationID).Error; err != nil {
-			return fmt.Errorf("touch conversation: %w", err)
 		}
 		q.Content = content
 		return reopenAnswer(tx, &a, period, lease)
