@@ -170,8 +170,9 @@ func (t *LoginThrottle) Sweep(ctx context.Context) (int64, error) {
 // forgetSignIns deletes what the throttle keeps about an email (a deleted
 // account): its failures and its usual addresses.
 func forgetSignIns(db *gorm.DB, email string) error {
+	// pairKey without an address is the prefix of every pair key of the email.
 	if err := db.Exec(`DELETE FROM login_failures WHERE key = ? OR starts_with(key, ?)`,
-		accountKey(email), "pair:"+NormalizeEmail(email)+"|").Error; err != nil {
+		accountKey(email), pairKey(email, "")).Error; err != nil {
 		return err
 	}
 	return db.Exec(`DELETE FROM login_addresses WHERE account = ?`, accountKey(email)).Error
