@@ -63,11 +63,11 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 	if !isFragment(c) {
 		return a.waitAndRedirect(c, res.AssistantMessage.ID, returnTo(conv, pathSlug, res.AssistantMessage.ID))
 	}
-	if htmx.FromRequest(c.Request()).Target == "thread" {
+	switch htmx.FromRequest(c.Request()).Target {
+	case "thread":
 		// The empty assistant screen's first question made the thread: open it.
 		return redirect(c, urls.Thread(conv.ID))
-	}
-	if htmx.FromRequest(c.Request()).Target == "tutor" {
+	case "tutor":
 		// The panel's first question created the session: the whole panel
 		// is drawn again around it, its forms now posting to the session.
 		return a.renderPanelFragment(c, pathSlug, &res.Conversation)
