@@ -146,8 +146,8 @@ func classRun(b *testing.B, n int, door string) classRow {
 	row.PGCPU = pgCPU(pg) - pgBefore
 	row.PeakRSS = peakRSS(p.cmd.Process.Pid)
 	row.Errors = errs
-	row.First50, row.First99 = pctl(firsts, 50), pctl(firsts, 99)
-	row.Total50, row.Total99 = pctl(totals, 50), pctl(totals, 99)
+	row.First50, row.First99 = pct(firsts, 50), pct(firsts, 99)
+	row.Total50, row.Total99 = pct(totals, 50), pct(totals, 99)
 	want := strings.Join(classAnswer, "")
 	waitFor(b, time.Minute, "every answer settled", func() bool {
 		var streaming int
@@ -255,7 +255,7 @@ func providerFirstTokens(b *testing.B, url string, n int) (p50, p99 time.Duratio
 	if len(firsts) != n {
 		b.Fatalf("the provider alone answered %d of %d streams", len(firsts), n)
 	}
-	return pctl(firsts, 50), pctl(firsts, 99)
+	return pct(firsts, 50), pct(firsts, 99)
 }
 
 // streamOnce posts body and reads the event stream until a line holding
@@ -286,15 +286,6 @@ func streamOnce(client *http.Client, url, token, body, first, end string) (time.
 		}
 	}
 	return 0, 0, fmt.Errorf("stream ended without %s: %v", end, sc.Err())
-}
-
-func pctl(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[min(len(s)-1, len(s)*p/100)]
 }
 
 // postmasterPID reads the cluster's postmaster.pid.

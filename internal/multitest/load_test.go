@@ -196,6 +196,7 @@ func (c *notificationCounter) stop() map[string]int {
 	return c.counts
 }
 
+// pct is the p-th percentile of d, 0 when d is empty (the load and class scenarios share it).
 func pct(d []time.Duration, p int) time.Duration {
 	if len(d) == 0 {
 		return 0
