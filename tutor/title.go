@@ -18,11 +18,7 @@ const titleMaxWords = 8
 
 // titleSystem asks for a thread's title in the question's language.
 func titleSystem(lang string) string {
-	language := "English"
-	if lang == LangSpanish {
-		language = "Spanish"
-	}
-	return "You name a student's conversation with a tutor. Answer with a title of at most 8 words, in " + language +
+	return "You name a student's conversation with a tutor. Answer with a title of at most 8 words, in " + languageName(lang) +
 		", that says what the question is about: no quotes, no final punctuation, nothing else."
 }
 
