@@ -138,9 +138,7 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 	}
 	p.fill(all, func(s sentence) bool { return s.source == anchor.source && s.pos > anchor.pos })
 	p.fill(all, func(sentence) bool { return true })
-	slices.SortFunc(p.picked, func(a, b sentence) int {
-		return cmp.Or(cmp.Compare(a.source, b.source), cmp.Compare(a.pos, b.pos))
-	})
+	slices.SortFunc(p.picked, readingOrder)
 	return p.picked, direct
 }
 
