@@ -106,11 +106,11 @@ type sentence struct {
 	item   bool // a list item
 }
 
-// pickSentences chooses 3–6 sentences by term overlap with the question,
-// weighted by how rare each term is across the candidates, and returns them
-// in reading order. direct is false when no sentence shares a term with the
-// question and the answer falls back to the top-ranked source.
-func pickSentences(req Request) (picked []sentence, direct bool) {
+// pickSentences chooses 3–6 sentences by term overlap with the question's
+// terms qset, weighted by how rare each term is across the candidates, and
+// returns them in reading order. When no sentence shares a term with the
+// question it falls back to the top-ranked source.
+func pickSentences(req Request, qset map[string]bool) []sentence {
 	var all []sentence
 	for i, src := range req.Sources {
 		for j, t := range splitSentences(src.Text) {
@@ -118,9 +118,9 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 		}
 	}
 	if len(all) == 0 {
-		return nil, false
+		return nil
 	}
-	scoreSentences(all, req, offlineQuery(req))
+	scoreSentences(all, req, qset)
 	ranked := slices.Clone(all)
 	slices.SortStableFunc(ranked, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
 	p := &picker{chosen: map[[2]int]bool{}}
@@ -129,7 +129,7 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 			p.add(s)
 		}
 	}
-	direct = len(p.picked) > 0
+	direct := len(p.picked) > 0
 	// Too few matches: add the sentences that follow the best one (or open
 	// the top source), since they usually continue the explanation.
 	anchor := sentence{source: 0, pos: -1}
@@ -139,7 +139,7 @@ func pickSentences(req Request) (picked []sentence, direct bool) {
 	p.fill(all, func(s sentence) bool { return s.source == anchor.source && s.pos > anchor.pos })
 	p.fill(all, func(sentence) bool { return true })
 	slices.SortFunc(p.picked, readingOrder)
-	return p.picked, direct
+	return p.picked
 }
 
 // offlineQuery is the set of the question's terms; a follow-up like "why?"

@@ -85,7 +85,7 @@ func offlineCompose(req Request) (string, bool) {
 		// A follow-up ("and on Cisco?") is covered with its topic.
 		covered, partial = coverage(req.Sources, withPrevious(req, qset))
 	}
-	picked, _ := pickSentences(req)
+	picked := pickSentences(req, qset)
 	if !covered || len(picked) == 0 {
 		writeNotCovered(&b, tx, help, partial)
 		return b.String(), true
