@@ -12,18 +12,17 @@ import (
 var ErrNotEditable = errors.New("only the last question, once answered, can be edited")
 
 // AnswerOf returns the answer to the user's question (the message after
-// it), or ErrNotFound.
+// it), or ErrNotFound, in one statement.
 func (s *Messages) AnswerOf(ctx context.Context, userID, questionID string) (*Message, error) {
-	q, err := s.Get(ctx, userID, questionID)
-	if err != nil {
-		return nil, err
-	}
-	if q.Role != RoleUser {
+	if !validID(questionID) || !validID(userID) {
 		return nil, ErrNotFound
 	}
 	var a Message
-	if err := conn(ctx, s.db).Raw(`SELECT * FROM messages WHERE conversation_id = ? AND seq = ? AND role = 'assistant' AND user_id = ?`,
-		q.ConversationID, q.Seq+1, userID).Scan(&a).Error; err != nil {
+	if err := conn(ctx, s.db).Raw(`SELECT a.* FROM messages q
+		JOIN messages a ON a.conversation_id = q.conversation_id AND a.seq = q.seq + 1 AND a.role = 'assistant' AND a.user_id = q.user_id
+		WHERE q.id = ? AND q.user_id = ? AND q.role = 'user'
+		  AND EXISTS (SELECT 1 FROM conversations c WHERE c.id = q.conversation_id AND c.deleted_at IS NULL)`,
+		questionID, userID).Scan(&a).Error; err != nil {
 		return nil, fmt.Errorf("answer of question: %w", err)
 	}
 	if a.ID == "" {
