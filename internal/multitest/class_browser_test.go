@@ -3,7 +3,6 @@ package multitest
 import (
 	"context"
 	"fmt"
-	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -94,13 +93,9 @@ func (b *browser) fetchCSRF(ctx context.Context, u string) error {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	m := csrfMeta.FindSubmatch(body)
-	if m == nil {
+	if !b.keepCSRF(body) {
 		return fmt.Errorf("no CSRF token on %s (status %d)", u, res.StatusCode)
 	}
-	b.mu.Lock()
-	b.csrf = html.UnescapeString(string(m[1]))
-	b.mu.Unlock()
 	return nil
 }
 

@@ -311,12 +311,20 @@ func (b *browser) page(t testing.TB, u string) (int, string) {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	if m := csrfMeta.FindSubmatch(body); m != nil {
-		b.mu.Lock()
-		b.csrf = html.UnescapeString(string(m[1]))
-		b.mu.Unlock()
-	}
+	b.keepCSRF(body)
 	return res.StatusCode, string(body)
+}
+
+// keepCSRF remembers the CSRF token of a page's body and reports whether it had one.
+func (b *browser) keepCSRF(body []byte) bool {
+	m := csrfMeta.FindSubmatch(body)
+	if m == nil {
+		return false
+	}
+	b.mu.Lock()
+	b.csrf = html.UnescapeString(string(m[1]))
+	b.mu.Unlock()
+	return true
 }
 
 // post sends a form and returns the status, the Location and the body.
