@@ -295,10 +295,18 @@ func lockOpenCheck(tx *gorm.DB, userID, conversationID string, now time.Time) er
 		return ErrCheckAsked
 	}
 	if items >= c.MaxItems {
-		if err := tx.Exec(`UPDATE checks SET finished_at = ? WHERE conversation_id = ?`, now, conversationID).Error; err != nil {
-			return fmt.Errorf("finish check: %w", err)
+		if err := finishCheck(tx, conversationID, now); err != nil {
+			return err
 		}
 		return ErrCheckFinished
+	}
+	return nil
+}
+
+// finishCheck ends the check at now; the caller holds the check's row lock.
+func finishCheck(tx *gorm.DB, conversationID string, now time.Time) error {
+	if err := tx.Exec(`UPDATE checks SET finished_at = ? WHERE conversation_id = ?`, now, conversationID).Error; err != nil {
+		return fmt.Errorf("finish check: %w", err)
 	}
 	return nil
 }
@@ -366,9 +374,7 @@ func (s *Checks) Grade(ctx context.Context, g CheckGrade) error {
 			}
 		}
 		if g.Finish {
-			if err := tx.Exec(`UPDATE checks SET finished_at = ? WHERE conversation_id = ?`, g.Now, g.ConversationID).Error; err != nil {
-				return fmt.Errorf("finish check: %w", err)
-			}
+			return finishCheck(tx, g.ConversationID, g.Now)
 		}
 		return nil
 	})
