@@ -21,7 +21,7 @@ type MessageView struct {
 	Receipt          *ReceiptView
 	Provider, Model  string
 	Welcome          bool
-	WelcomeHint      string // the welcome\'s closing suggestion, left out at the limit
+	WelcomeHint      string // the welcome's closing suggestion, left out at the limit
 	// Editable offers Edit on a question: the thread's last (CSS shows it
 	// only while that is so and its answer is not being written).
 	Editable bool
