@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // ContextTurn is an earlier turn another program brought with a
@@ -27,11 +28,16 @@ func (s *Conversations) CreateWithContext(ctx context.Context, userID, mode, les
 		if c, err = s.Create(ctx, userID, mode, lessonID, moduleID, style); err != nil {
 			return err
 		}
+		// All the turns in one statement: one round trip however long the history.
+		rows := make([]string, len(turns))
+		args := make([]any, 0, 5*len(turns))
 		for i, t := range turns {
-			if err := conn(ctx, s.db).Exec(`INSERT INTO context_turns (conversation_id, user_id, position, role, content)
-				VALUES (?, ?, ?, ?, ?)`, c.ID, userID, i, t.Role, t.Content).Error; err != nil {
-				return fmt.Errorf("store context turn: %w", err)
-			}
+			rows[i] = "(?, ?, ?, ?, ?)"
+			args = append(args, c.ID, userID, i, t.Role, t.Content)
+		}
+		if err := conn(ctx, s.db).Exec(`INSERT INTO context_turns (conversation_id, user_id, position, role, content) VALUES `+
+			strings.Join(rows, ", "), args...).Error; err != nil {
+			return fmt.Errorf("store context turn: %w", err)
 		}
 		return nil
 	})
