@@ -295,7 +295,7 @@ func matchChoice(answer string, it *models.CheckItem) string {
 	a := normalizeAnswer(answer)
 	for _, c := range it.Choices {
 		if normalizeAnswer(c) == a {
-			if c == it.Expected || normalizeAnswer(c) == normalizeAnswer(it.Expected) {
+			if a == normalizeAnswer(it.Expected) {
 				return models.VerdictCorrect
 			}
 			return models.VerdictNotYet
