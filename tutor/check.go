@@ -231,11 +231,11 @@ func (s *Service) askNext(ctx context.Context, run *checkRun) error {
 	next := len(c.Items) + 1
 	q, ok := s.nextQuestion(ctx, run, next)
 	if !ok || next > c.MaxItems {
-		if err := s.checks.Finish(ctx, run.userID, c.ConversationID, s.now()); err != nil {
+		now := s.now()
+		if err := s.checks.Finish(ctx, run.userID, c.ConversationID, now); err != nil {
 			return err
 		}
-		now := s.now()
-		c.FinishedAt = &now
+		c.FinishedAt = &now // the time stored, so the check needs no second read
 		return nil
 	}
 	q.item.UserID, q.item.ConversationID = run.userID, c.ConversationID
