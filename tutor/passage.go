@@ -59,9 +59,9 @@ func questionMetadata(p *Passage) models.JSON {
 	return b
 }
 
-// CheckPassage cleans a selected passage (line endings, surrounding
+// checkPassage cleans a selected passage (line endings, surrounding
 // space) and refuses one that is not text or too long; "" is no passage.
-func CheckPassage(text string) (string, error) {
+func checkPassage(text string) (string, error) {
 	if !utf8.ValidString(text) || strings.ContainsRune(text, 0) {
 		return "", refused(RefusedPassage, ErrPassageInvalid)
 	}
@@ -77,7 +77,7 @@ func CheckPassage(text string) (string, error) {
 // text of the conversation's own lesson, as the page shows it: the client
 // says nothing about where it lies, the server finds the section.
 func (s *Service) passageFor(ctx context.Context, userID, convID, text string) (*Passage, error) {
-	text, err := CheckPassage(text)
+	text, err := checkPassage(text)
 	if err != nil || text == "" {
 		return nil, err
 	}
