@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,10 +50,24 @@ type APIToken struct {
 func (APIToken) TableName() string { return "api_tokens" }
 
 // Tokens is the store of personal API tokens; every query is scoped by user.
-type Tokens struct{ db *gorm.DB }
+type Tokens struct {
+	db *gorm.DB
+	// batch authenticates the tokens of requests arriving together in one statement.
+	batch *batcher[tokenLookup, *tokenUser]
+}
 
 // NewTokens returns the API token store.
-func NewTokens(db *gorm.DB) *Tokens { return &Tokens{db: db} }
+func NewTokens(db *gorm.DB) *Tokens {
+	s := &Tokens{db: db}
+	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, ins []tokenLookup) ([]*tokenUser, []error) {
+		found, err := s.findTokens(s.db.WithContext(ctx), ins)
+		if err != nil {
+			return eachErr[*tokenUser](len(ins), err)
+		}
+		return found, make([]error, len(ins))
+	})
+	return s
+}
 
 // hashToken is what the database keeps of a token.
 func hashToken(raw string) []byte {
@@ -134,37 +150,79 @@ type tokenUser struct {
 
 // Authenticate returns the user a live token belongs to, and records its
 // use (at most once a minute). A malformed, unknown or revoked token is
-// ErrInvalidToken. The token, its user and the use are one statement:
-// every API request starts here, and a class asking at once would
-// otherwise queue three round trips each for the connection pool.
+// ErrInvalidToken. The token, its user and the use are one statement, and
+// the requests that arrive together share it (see batcher): every API
+// request starts here, and a class asking at once would otherwise queue
+// one round trip each for the connection pool.
 func (s *Tokens) Authenticate(ctx context.Context, raw string, now time.Time) (*User, *APIToken, error) {
 	if !wellFormed(raw) {
 		return nil, nil, ErrInvalidToken
 	}
 	sum := hashToken(raw)
-	var rows []tokenUser
-	err := conn(ctx, s.db).Raw(`WITH t AS (
-			SELECT id, user_id, name, token_hash, created_at, last_used_at FROM api_tokens
-			WHERE token_hash = ? AND revoked_at IS NULL
-		), touch AS (
-			UPDATE api_tokens a SET last_used_at = ? FROM t
-			WHERE a.id = t.id AND (a.last_used_at IS NULL OR a.last_used_at <= ?)
-			RETURNING a.id
-		)
-		SELECT u.*, t.id AS token_id, t.name AS token_name, t.token_hash, t.created_at AS token_created_at,
-		       CASE WHEN EXISTS (SELECT 1 FROM touch) THEN ?::timestamptz ELSE t.last_used_at END AS token_last_used_at
-		FROM t JOIN users u ON u.id = t.user_id`, sum, now, now.Add(-tokenTouchEvery), now).Scan(&rows).Error
+	in := tokenLookup{Hash: hex.EncodeToString(sum), Now: now}
+	var r *tokenUser
+	var err error
+	if inTx(ctx) {
+		var found []*tokenUser
+		found, err = s.findTokens(conn(ctx, s.db), []tokenLookup{in})
+		r = found[0]
+	} else {
+		r, err = s.batch.do(ctx, in)
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("find token: %w", err)
+		return nil, nil, err
 	}
 	// The index found the row by hash; the constant-time comparison keeps
 	// the final decision free of timing differences all the same.
-	if len(rows) != 1 || subtle.ConstantTimeCompare(rows[0].TokenHash, sum) != 1 {
+	if r == nil || subtle.ConstantTimeCompare(r.TokenHash, sum) != 1 {
 		return nil, nil, ErrInvalidToken
 	}
-	r := rows[0]
 	t := APIToken{ID: r.TokenID, UserID: r.ID, Name: r.TokenName, TokenHash: r.TokenHash, CreatedAt: r.TokenCreatedAt,
 		LastUsedAt: r.TokenLastUsedAt}
 	u := r.User
 	return &u, &t, nil
+}
+
+// tokenLookup is one token to authenticate: its hash in hex, and the
+// time of the request (its use is recorded at that time).
+type tokenLookup struct {
+	Hash string    `json:"h"`
+	Now  time.Time `json:"now"`
+}
+
+// findTokens authenticates many tokens in one statement; found[i] is
+// nil when ins[i] is unknown or revoked. A token named twice (one
+// account's requests at once) is read once and touched once.
+func (s *Tokens) findTokens(db *gorm.DB, ins []tokenLookup) ([]*tokenUser, error) {
+	arg, err := json.Marshal(ins)
+	if err != nil {
+		return nil, fmt.Errorf("find tokens: %w", err)
+	}
+	var rows []tokenUser
+	err = db.Raw(`WITH req AS (
+			SELECT DISTINCT ON (h) decode(h, 'hex') AS hash, now FROM json_to_recordset(?::json) AS r(h text, now timestamptz)
+		), t AS (
+			SELECT a.id, a.user_id, a.name, a.token_hash, a.created_at, a.last_used_at, req.now
+			FROM api_tokens a JOIN req ON a.token_hash = req.hash WHERE a.revoked_at IS NULL
+		), touch AS (
+			UPDATE api_tokens a SET last_used_at = t.now FROM t
+			WHERE a.id = t.id AND (a.last_used_at IS NULL OR a.last_used_at <= t.now - ? * interval '1 millisecond')
+			RETURNING a.id, a.last_used_at
+		)
+		SELECT u.*, t.id AS token_id, t.name AS token_name, t.token_hash, t.created_at AS token_created_at,
+		       coalesce(touch.last_used_at, t.last_used_at) AS token_last_used_at
+		FROM t JOIN users u ON u.id = t.user_id LEFT JOIN touch ON touch.id = t.id`,
+		string(arg), tokenTouchEvery.Milliseconds()).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("find tokens: %w", err)
+	}
+	byHash := make(map[string]*tokenUser, len(rows))
+	for i := range rows {
+		byHash[hex.EncodeToString(rows[i].TokenHash)] = &rows[i]
+	}
+	found := make([]*tokenUser, len(ins))
+	for i, in := range ins {
+		found[i] = byHash[in.Hash]
+	}
+	return found, nil
 }

@@ -3,7 +3,9 @@ package models_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,5 +88,63 @@ func TestTokenNames(t *testing.T) {
 		if _, _, err := tokens.Create(context.Background(), u, name); !errors.Is(err, models.ErrTokenName) {
 			t.Errorf("name %q: %v", name, err)
 		}
+	}
+}
+
+// TestTokensAuthenticateInParallel has many requests authenticate at the
+// same moment, so they share statements: each still gets its own answer.
+func TestTokensAuthenticateInParallel(t *testing.T) {
+	db := pgtest.New(t)
+	ctx := context.Background()
+	tokens := models.NewTokens(db.DB)
+	type account struct{ id, raw string }
+	var live []account
+	for range 5 {
+		u := newUser(t, db, models.PlanPro)
+		_, raw, err := tokens.Create(ctx, u, "laptop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, account{u, raw})
+	}
+	revokedUser := newUser(t, db, models.PlanPro)
+	tok, revoked, _ := tokens.Create(ctx, revokedUser, "old")
+	if err := tokens.Revoke(ctx, revokedUser, tok.ID); err != nil {
+		t.Fatal(err)
+	}
+	unknown := models.TokenPrefix + strings.Repeat("A", 43)
+
+	const calls = 120
+	var wg sync.WaitGroup
+	errs := make(chan string, calls)
+	for i := range calls {
+		wg.Go(func() {
+			switch i % 7 {
+			case 5:
+				if _, _, err := tokens.Authenticate(ctx, revoked, time.Now()); !errors.Is(err, models.ErrInvalidToken) {
+					errs <- "revoked token: " + fmt.Sprint(err)
+				}
+			case 6:
+				if _, _, err := tokens.Authenticate(ctx, unknown, time.Now()); !errors.Is(err, models.ErrInvalidToken) {
+					errs <- "unknown token: " + fmt.Sprint(err)
+				}
+			default:
+				a := live[i%7]
+				u, _, err := tokens.Authenticate(ctx, a.raw, time.Now())
+				if err != nil || u.ID != a.id {
+					errs <- fmt.Sprintf("token of %s: %v %v", a.id, u, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	var touched int
+	db.Raw(`SELECT count(*) FROM api_tokens WHERE last_used_at IS NOT NULL AND revoked_at IS NULL`).Row().Scan(&touched)
+	if touched != len(live) {
+		t.Errorf("%d live tokens have a last use, want %d", touched, len(live))
 	}
 }
