@@ -46,23 +46,41 @@ import (
 )
 
 const (
-	pdfDeadline     = 5 * time.Second // soft: checked on every read and operator
-	pdfHardTimeout  = 8 * time.Second // the caller never waits longer than this
-	pdfWorkers      = 2               // concurrent extractions, matching the cores we plan for
-	pdfMaxReads     = 50_000          // ReadAt calls; a 30-page document needs a few thousand
-	pdfMaxReadBytes = 256 << 20       // bytes handed out by ReadAt, about 50 passes over a 5 MiB file
-	pdfMaxContent   = 32 << 20        // decompressed content-stream bytes over all pages read
-	pdfMaxCMap      = 1 << 20         // decompressed bytes of one font's ToUnicode map
-	pdfMaxOps       = 2_000_000       // content-stream operators over all pages read
-	pdfMaxTreeNodes = 10_000          // page-tree nodes visited
-	pdfMaxTreeDepth = 64              // page-tree nesting
-	pdfMaxXref      = 1 << 21         // xref entries; a 5 MiB file cannot hold more objects
-	pdfMaxFonts     = 256             // fonts per page
-	pdfMaxParts     = 1000            // content streams per page
-	pdfMaxAllocNum  = 1 << 20         // /W and /Columns values
+	pdfWorkers      = 2         // concurrent extractions, matching the cores we plan for
+	pdfMaxReads     = 50_000    // ReadAt calls; a 30-page document needs a few thousand
+	pdfMaxReadBytes = 256 << 20 // bytes handed out by ReadAt, about 50 passes over a 5 MiB file
+	pdfMaxContent   = 32 << 20  // decompressed content-stream bytes over all pages read
+	pdfMaxCMap      = 1 << 20   // decompressed bytes of one font's ToUnicode map
+	pdfMaxOps       = 2_000_000 // content-stream operators over all pages read
+	pdfMaxTreeNodes = 10_000    // page-tree nodes visited
+	pdfMaxTreeDepth = 64        // page-tree nesting
+	pdfMaxXref      = 1 << 21   // xref entries; a 5 MiB file cannot hold more objects
+	pdfMaxFonts     = 256       // fonts per page
+	pdfMaxParts     = 1000      // content streams per page
+	pdfMaxAllocNum  = 1 << 20   // /W and /Columns values
 )
 
 var pdfSlots = make(chan struct{}, pdfWorkers)
+
+// pdfClock is the time an extraction may take. The counted budgets above
+// are what should end any hostile file; the clock is the last resort for a
+// loop they do not see, so an extraction the clock ended (errPDFClock in
+// its Cause) is a gap in the budget. Tests raise the clock far above any
+// real time, so that only such a gap, never a slow machine, trips it.
+type pdfClock struct {
+	soft time.Duration // checked on every read and every 1,024 operators
+	hard time.Duration // the caller never waits longer than this
+}
+
+// productionClock bounds the time an upload's PDF may take in the server.
+var productionClock = pdfClock{soft: 5 * time.Second, hard: 8 * time.Second}
+
+// errPDFClock is the Cause of a PDFError the clock ended, errPDFBudget of
+// one a counted budget (reads, bytes) ended: the two mean different things.
+var (
+	errPDFClock  = errors.New("pdf: the time allowed ran out")
+	errPDFBudget = errors.New("pdf: the read budget ran out")
+)
 
 // budgetExceeded is the panic value budgetReader uses to unwind the library.
 type budgetExceeded struct{}
@@ -79,11 +97,16 @@ type budgetReader struct {
 	reads    int
 	bytes    int64
 	exceeded bool
+	byClock  bool // the deadline, not a count, ended the read
 }
 
 func (b *budgetReader) check() {
-	if b.exceeded || b.reads > pdfMaxReads || b.bytes > pdfMaxReadBytes || time.Now().After(b.deadline) {
+	if b.exceeded || b.reads > pdfMaxReads || b.bytes > pdfMaxReadBytes {
 		b.exceeded = true
+		panic(budgetExceeded{})
+	}
+	if time.Now().After(b.deadline) {
+		b.exceeded, b.byClock = true, true
 		panic(budgetExceeded{})
 	}
 }
@@ -125,7 +148,7 @@ func pdfHeader(data []byte) []byte {
 
 // extractPDF returns the text of the first MaxPDFPages pages, the document's
 // page count and whether the text stops early.
-func extractPDF(data []byte) (string, int, bool, error) {
+func extractPDF(data []byte, clock pdfClock) (string, int, bool, error) {
 	if err := checkPDFAllocs(data); err != nil {
 		return "", 0, false, err
 	}
@@ -135,31 +158,31 @@ func extractPDF(data []byte) (string, int, bool, error) {
 		truncated bool
 		err       error
 	}
-	timer := time.NewTimer(pdfHardTimeout)
+	timer := time.NewTimer(clock.hard)
 	defer timer.Stop()
 	select {
 	case pdfSlots <- struct{}{}:
 	case <-timer.C:
-		return "", 0, false, &PDFError{Reason: "the server is busy reading other PDFs; try again in a moment"}
+		return "", 0, false, &PDFError{Reason: "the server is busy reading other PDFs; try again in a moment", Cause: errPDFClock}
 	}
 	done := make(chan result, 1)
 	go func() {
 		defer func() { <-pdfSlots }()
 		var res result
-		res.text, res.pages, res.truncated, res.err = readPDF(data)
+		res.text, res.pages, res.truncated, res.err = readPDF(data, clock.soft)
 		done <- res
 	}()
 	select {
 	case res := <-done:
 		return res.text, res.pages, res.truncated, res.err
 	case <-timer.C:
-		return "", 0, false, &PDFError{Reason: "it is too complex to read in the time allowed"}
+		return "", 0, false, &PDFError{Reason: "it is too complex to read in the time allowed", Cause: errPDFClock}
 	}
 }
 
 // readPDF does the extraction; it must only run under extractPDF's timeout.
-func readPDF(data []byte) (text string, pages int, truncated bool, err error) {
-	br := &budgetReader{data: data, head: pdfHeader(data), deadline: time.Now().Add(pdfDeadline)}
+func readPDF(data []byte, soft time.Duration) (text string, pages int, truncated bool, err error) {
+	br := &budgetReader{data: data, head: pdfHeader(data), deadline: time.Now().Add(soft)}
 	x := &pdfText{br: br}
 	defer func() {
 		if r := recover(); r != nil {
@@ -251,7 +274,14 @@ func checkXrefChains(r *pdf.Reader) error {
 func pdfFailure(err error, br *budgetReader) error {
 	switch {
 	case br.exceeded:
-		return &PDFError{Reason: "it is too complex to read in the time allowed", Cause: err}
+		cause := errPDFBudget
+		if br.byClock {
+			cause = errPDFClock
+		}
+		if err != nil {
+			cause = fmt.Errorf("%w: %v", cause, err)
+		}
+		return &PDFError{Reason: "it is too complex to read in the time allowed", Cause: cause}
 	case errors.Is(err, pdf.ErrInvalidPassword) || err != nil && strings.Contains(strings.ToLower(err.Error()), "encrypt"):
 		return &PDFError{Reason: "it is password protected; remove the password and upload it again", Cause: err}
 	default:
