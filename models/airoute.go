@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -38,18 +39,65 @@ type AIRoute struct {
 func (AIRoute) TableName() string { return "ai_routes" }
 
 // AIRoutes is the store of provider routes.
-type AIRoutes struct{ db *gorm.DB }
+type AIRoutes struct {
+	db *gorm.DB
+	// batch reads the routes of the questions asked together in one
+	// statement: every question of a class reads the same row.
+	batch *batcher[string, *AIRoute]
+}
 
 // NewAIRoutes returns the routes store.
-func NewAIRoutes(db *gorm.DB) *AIRoutes { return &AIRoutes{db: db} }
+func NewAIRoutes(db *gorm.DB) *AIRoutes {
+	s := &AIRoutes{db: db}
+	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, useCases []string) ([]*AIRoute, []error) {
+		return s.readRoutes(s.db.WithContext(ctx), useCases)
+	})
+	return s
+}
 
-// Get returns the route of a use case, or ErrNotFound.
+// Get returns the route of a use case, or ErrNotFound. It is read on
+// every call (an admin's change applies to the next question, on every
+// process); calls arriving together share one read, and a call only ever
+// joins a read that starts after it was made (see batcher), so it sees
+// every change committed before it: joining a read already running could
+// answer with the route as it was before an admin saved a new one.
 func (s *AIRoutes) Get(ctx context.Context, useCase string) (*AIRoute, error) {
-	var r AIRoute
-	if err := conn(ctx, s.db).Where("use_case = ?", useCase).Take(&r).Error; err != nil {
-		return nil, notFound(err)
+	if inTx(ctx) {
+		outs, errs := s.readRoutes(conn(ctx, s.db), []string{useCase})
+		return outs[0], errs[0]
 	}
-	return &r, nil
+	return s.batch.do(ctx, useCase)
+}
+
+// readRoutes reads the routes of useCases in one statement; a use case
+// without a row gets ErrNotFound. Each caller gets its own copy.
+func (s *AIRoutes) readRoutes(db *gorm.DB, useCases []string) ([]*AIRoute, []error) {
+	var rows []AIRoute
+	if err := db.Where("use_case IN ?", distinct(useCases)).Find(&rows).Error; err != nil {
+		return eachErr[*AIRoute](len(useCases), fmt.Errorf("read routes: %w", err))
+	}
+	outs, errs := make([]*AIRoute, len(useCases)), make([]error, len(useCases))
+	for i, uc := range useCases {
+		errs[i] = ErrNotFound
+		for _, r := range rows {
+			if r.UseCase == uc {
+				outs[i], errs[i] = &r, nil
+				break
+			}
+		}
+	}
+	return outs, errs
+}
+
+// distinct is list without repeats, in first-seen order.
+func distinct(list []string) []string {
+	var out []string
+	for _, v := range list {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // List returns every route, by use case.
