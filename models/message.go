@@ -97,10 +97,18 @@ type Message struct {
 }
 
 // Messages is the store of conversation turns; every query is scoped by user.
-type Messages struct{ db *gorm.DB }
+type Messages struct {
+	db *gorm.DB
+	// finishes stores the final states of answers ending together in one statement.
+	finishes *batcher[finishCall, *Message]
+}
 
 // NewMessages returns the messages store.
-func NewMessages(db *gorm.DB) *Messages { return &Messages{db: db} }
+func NewMessages(db *gorm.DB) *Messages {
+	s := &Messages{db: db}
+	s.finishes = newBatcher(batchWorkers, batchMax, s.finishBatch)
+	return s
+}
 
 // AttachmentInput is a file sent with a question, its text already extracted.
 type AttachmentInput struct {
@@ -250,40 +258,6 @@ func (s *Messages) RecentTurns(ctx context.Context, userID, conversationID strin
 // HistoryAttachmentChars bounds the text of a file that an earlier question
 // brings into a later prompt's history (about 1,000 tokens).
 const HistoryAttachmentChars = 4000
-
-// FinishInput is the final state of an answer.
-type FinishInput struct {
-	Status    string // complete, failed or cancelled
-	Content   string
-	ErrorCode string
-	Provider  string
-	Model     string
-	LatencyMs int
-	TtftMs    *int
-	TokensIn  int
-	TokensOut int
-	Metadata  JSON
-	Now       time.Time
-	// LeaseOwner, when set, must still hold the answer: an instance whose
-	// lease expired (and whose answer may since have been retried
-	// elsewhere) cannot overwrite it.
-	LeaseOwner string
-}
-
-// Finish stores an answer's final state. Only a streaming answer is
-// updated, so a late writer cannot overwrite a recovered or retried one;
-// it reports whether the row was updated.
-func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (bool, error) {
-	res := conn(ctx, s.db).Exec(`UPDATE messages SET status = ?, content = ?, error_code = ?, provider = ?, model = ?,
-		latency_ms = ?, ttft_ms = ?, tokens_in = ?, tokens_out = ?, metadata = ?, completed_at = ?, lease_until = NULL
-		WHERE id = ? AND status = 'streaming' AND (?::text = '' OR lease_owner = ?)`,
-		in.Status, strings.ToValidUTF8(in.Content, "\uFFFD"), in.ErrorCode, in.Provider, in.Model,
-		in.LatencyMs, in.TtftMs, in.TokensIn, in.TokensOut, in.Metadata, in.Now, id, in.LeaseOwner, in.LeaseOwner)
-	if res.Error != nil {
-		return false, fmt.Errorf("finish answer: %w", res.Error)
-	}
-	return res.RowsAffected > 0, nil
-}
 
 // Rate records the user's rating of a complete answer; rating "" clears it.
 func (s *Messages) Rate(ctx context.Context, userID, id, rating, reason, comment string) error {

@@ -239,16 +239,21 @@ func (s *Service) store(j *job, o outcome) {
 	// process already ended (lease expired) was refunded by that process.
 	refund := j.partial == "" && (o.status == models.StatusFailed || (o.status == models.StatusCancelled && o.content == "") ||
 		(o.status == models.StatusComplete && o.usage.Uncounted))
-	stored := s.finish(j.answer.ID, in, refund)
+	m := s.finish(j.answer.ID, in, refund)
 	if o.status == models.StatusFailed {
 		s.log.Warn("tutor: answer failed", "message", j.answer.ID, "code", o.code, "provider", o.provider, "detail", o.detail)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
 	defer cancel()
-	m, err := s.msgs.Get(ctx, j.answer.UserID, j.answer.ID)
-	if err != nil {
-		m = &j.answer
-		m.Status, m.Content, m.ErrorCode, m.Metadata = o.status, o.content, o.code, meta
+	stored := m != nil
+	if !stored {
+		// Another process ended it (or the database stayed away): its
+		// readers get the row as it is, else what this process has.
+		var err error
+		if m, err = s.msgs.Get(ctx, j.answer.UserID, j.answer.ID); err != nil {
+			m = &j.answer
+			m.Status, m.Content, m.ErrorCode, m.Metadata = o.status, o.content, o.code, meta
+		}
 	}
 	s.streams.End(ctx, j.st, m, stored)
 }
@@ -256,30 +261,23 @@ func (s *Service) store(j *job, o outcome) {
 // finish writes the final state (and the refund) until it is written,
 // the row turns out to be no longer ours, or the failure is not the
 // database being away; once the process is stopping it tries for at most
-// persistTimeout more. It reports whether this process stored it.
-func (s *Service) finish(id string, in models.FinishInput, refund bool) bool {
+// persistTimeout more. It returns the row this process stored, nil if it
+// stored none.
+func (s *Service) finish(id string, in models.FinishInput, refund bool) *models.Message {
 	pause := 100 * time.Millisecond
 	var giveUp <-chan time.Time
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
-		stored := false
-		err := models.WithTx(ctx, s.cfg.DB, func(ctx context.Context) error {
-			var err error
-			if stored, err = s.msgs.Finish(ctx, id, in); err != nil || !stored || !refund {
-				return err
-			}
-			_, err = s.quotas.Refund(ctx, id)
-			return err
-		})
+		m, err := s.finishOnce(ctx, id, in, refund)
 		cancel()
 		if err == nil {
-			return stored
+			return m
 		}
 		if !models.IsUnavailable(err) {
 			// The row stays streaming; its lease is no longer renewed once
 			// the stream ends, so a sweep fails and refunds it.
 			s.log.Error("tutor: store answer", "message", id, "err", err)
-			return false
+			return nil
 		}
 		s.log.Warn("tutor: database away; storing the answer again", "message", id, "retry", pause, "err", err)
 		if giveUp == nil {
@@ -293,10 +291,35 @@ func (s *Service) finish(id string, in models.FinishInput, refund bool) bool {
 		case <-time.After(pause):
 		case <-giveUp:
 			s.log.Error("tutor: stopped before the database came back; answer not stored", "message", id)
-			return false
+			return nil
 		}
 		pause = min(pause*2, 2*time.Second)
 	}
+}
+
+// finishOnce stores the final state once. Only a refunded answer needs a
+// transaction (its final state and the refund stand or fall together);
+// the others go alone, which lets the answers ending together share one
+// statement.
+func (s *Service) finishOnce(ctx context.Context, id string, in models.FinishInput, refund bool) (*models.Message, error) {
+	if !refund {
+		return s.msgs.Finish(ctx, id, in)
+	}
+	var m *models.Message
+	err := models.WithTx(ctx, s.cfg.DB, func(ctx context.Context) error {
+		var err error
+		if m, err = s.msgs.Finish(ctx, id, in); err != nil || m == nil {
+			return err
+		}
+		if _, err = s.quotas.Refund(ctx, id); err == nil {
+			m.QuotaPeriod = nil // the refund cleared it after the row was read
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // finishFailed ends a job that never ran.

@@ -219,17 +219,25 @@ func (b *Broker) Launch(run func()) error {
 
 // End publishes a generation's stored final state to its readers here
 // and, when this process stored it, to followers elsewhere, and frees it.
+//
+// Only an answer a process asked to follow is notified (a notification
+// takes a cluster-wide lock at commit, and a class ends hundreds of
+// answers at once). A follower whose request arrives after this still
+// gets the final state: it re-reads the row every PollInterval.
 func (b *Broker) End(ctx context.Context, st *Stream, m *models.Message, stored bool) {
-	if stored {
+	b.writer.mu.Lock()
+	followed := b.writer.followed[st.id]
+	delete(b.writer.followed, st.id)
+	b.writer.mu.Unlock()
+	// Without a LISTEN connection no follow request can reach this
+	// process, so every follower is told.
+	if stored && (followed || b.listener == nil) {
 		if err := b.store.NotifyEnd(ctx, st.id); err != nil {
 			b.log.Warn("stream: notify followers", "message", st.id, "err", err)
 		}
 	}
 	st.Finish(FinalOf(m))
 	b.hub.Remove(st)
-	b.writer.mu.Lock()
-	delete(b.writer.followed, st.id) // asked for after its generation stopped persisting
-	b.writer.mu.Unlock()
 }
 
 // Subscribe reads the user's answer from a byte offset: the missed text,

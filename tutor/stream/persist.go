@@ -32,7 +32,7 @@ type writer struct {
 	mu      sync.Mutex
 	streams map[*Stream]*pending
 	// followed names the answers generated here that a process follows
-	// (models.FollowChannel); an id leaves it when its generation ends.
+	// (models.FollowChannel); an id leaves it when its answer ends (End).
 	followed map[string]bool
 	// writing is held while a batch is written, so a generation's stop
 	// can wait for a batch that holds its text.
@@ -52,8 +52,8 @@ func (b *Broker) Persist(st *Stream) (stop func()) {
 	w.mu.Unlock()
 	return func() {
 		w.mu.Lock()
+		// followed stays until End: it says whether to notify the end.
 		delete(w.streams, st)
-		delete(w.followed, st.id)
 		w.mu.Unlock()
 		w.writing.Lock() // a batch in flight may hold its text
 		p.sub.Close()
