@@ -26,6 +26,10 @@ type OutsideQuestion struct {
 	Message        string
 	Seed           []tutor.Turn // a new conversation's earlier context
 	Lang           string
+	// Locale is the user's interface language as authentication read it
+	// (nil: not read); with it, a new conversation's first answer is
+	// prepared while its question is recorded.
+	Locale *string
 }
 
 // Ask validates and records a question from another program through the
@@ -44,6 +48,11 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 			return nil, err
 		}
 		cid = conv.ID
+		if q.Locale != nil && len(q.Seed) == 0 {
+			// Its first question has no history: nothing the recording of
+			// the question writes changes what the answer's request reads.
+			in.Known = &tutor.Known{Conversation: *conv, Locale: *q.Locale}
+		}
 	}
 	in.ConversationID = cid
 	res, err := a.Tutor.Ask(ctx, in)

@@ -80,7 +80,7 @@ func BenchmarkBuildRequest500Messages(b *testing.B) {
 	j := &job{answer: models.Message{UserID: u, ConversationID: c}, conv: *conv,
 		question: "and how do I configure it?", plain: "and how do I configure it?", beforeSeq: 500}
 	for b.Loop() {
-		req, r, err := f.svc.buildRequest(context.Background(), j)
+		req, r, err := f.svc.buildRequest(context.Background(), j, false)
 		if err != nil || len(req.History) == 0 || r.TurnsOmitted == 0 {
 			b.Fatalf("build: %v (%d turns)", err, len(req.History))
 		}

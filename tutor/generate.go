@@ -27,6 +27,9 @@ type job struct {
 	// partial is the stopped answer a Continue goes on from ("" otherwise);
 	// the stream starts with it, so the stored text is it plus the rest.
 	partial string
+	// prep is the request prepared while the question was recorded (nil:
+	// the generation reads the route and builds the request itself).
+	prep *preparation
 }
 
 // outcome is how a generation ended.
@@ -46,7 +49,10 @@ type outcome struct {
 // generate runs one answer to its end and stores it; it never returns
 // before the row leaves the streaming status.
 func (s *Service) generate(ctx context.Context, j *job) {
-	j.start = s.now()
+	if j.prep == nil {
+		// A prepared job started when its preparation did.
+		j.start = s.now()
+	}
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, s.cfg.AnswerTimeout, errAnswerTimeout)
 	defer cancelTimeout()
 	defer j.st.Cancel(nil)
@@ -70,22 +76,11 @@ func (s *Service) generate(ctx context.Context, j *job) {
 // run asks the provider of the tutor_chat route and streams its answer
 // into the job's stream; the outcome says how it ended.
 func (s *Service) run(ctx context.Context, j *job) outcome {
-	route, prov, o := s.provider(ctx)
+	r := s.readyFor(ctx, j)
+	o, prov, req := r.o, r.prov, r.req
 	if o.status != "" {
 		return o
 	}
-	req, receipt, err := s.buildRequest(ctx, j)
-	if err != nil {
-		if c := causeCode(ctx); c != "" {
-			return o.failed(c, "")
-		}
-		return o.failed(CodeContextError, err.Error())
-	}
-	req.Model, req.Temperature, req.MaxTokens = route.Model, route.Temperature, route.MaxTokens
-	if o.model == "" {
-		o.model = ModelOf(prov)
-	}
-	o.receipt = receipt
 	cause, err := s.streamAnswer(ctx, j, prov, req, &o)
 	o = o.ended(cause, err, stream.Clean(j.st.Text()))
 	markCited(o.receipt.Citations, req.Sources, o.content)

@@ -73,16 +73,19 @@ func checkPassage(text string) (string, error) {
 }
 
 // passageFor checks the passage of a question in conversation convID and
-// finds its section; nil when the question has none. The passage must be
+// finds its section; nil when the question has none. The thread is read
+// unless the front already knew it. The passage must be
 // text of the conversation's own lesson, as the page shows it: the client
 // says nothing about where it lies, the server finds the section.
-func (s *Service) passageFor(ctx context.Context, userID, convID, text string) (*Passage, error) {
+func (s *Service) passageFor(ctx context.Context, userID, convID string, known *Known, text string) (*Passage, error) {
 	text, err := checkPassage(text)
 	if err != nil || text == "" {
 		return nil, err
 	}
-	conv, err := s.convs.Get(ctx, userID, convID)
-	if err != nil {
+	var conv *models.Conversation
+	if known != nil && known.Conversation.ID == convID {
+		conv = &known.Conversation
+	} else if conv, err = s.convs.Get(ctx, userID, convID); err != nil {
 		return nil, err
 	}
 	if conv.Mode != models.ModeLesson || conv.LessonID == nil {

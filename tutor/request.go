@@ -9,25 +9,31 @@ import (
 	"aula/models"
 )
 
-// buildRequest assembles what the provider sees and the receipt saying so.
-func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, error) {
+// lessonRead is a lesson thread's lesson as read, or why it could not be.
+type lessonRead struct {
+	l   *Lesson
+	err error
+}
+
+// buildRequest assembles what the provider sees and the receipt saying
+// so. early reads the lesson beside the history and the retrieval
+// instead of after them.
+func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request, Receipt, error) {
 	conv := j.conv
-	var hist History
-	if !j.noHistory {
-		// A first question without earlier context has nothing to read:
-		// skipping it spares two round trips in front of the first token.
-		h, err := LoadHistory(ctx, s.msgs, j.answer.UserID, conv.ID, j.beforeSeq, s.cfg.HistoryMessages, s.cfg.HistoryTokens)
-		if err != nil {
-			return Request{}, Receipt{}, err
-		}
-		hist = h
+	lesson := soon(early && lessonThread(conv), func() lessonRead {
+		l, err := s.retr.Lesson(ctx, *conv.LessonID)
+		return lessonRead{l, err}
+	})
+	hist, err := s.history(ctx, j)
+	if err != nil {
+		return Request{}, Receipt{}, err
 	}
 	lang := s.answerLang(ctx, j)
 	guide := NextGuide(conv.Style, j.plain, lastReceipt(hist.Recent))
 
 	query, method := s.condense(retrievalText(j), hist.Recent)
 	scope := Scope{Mode: conv.Mode, Lang: lang}
-	if conv.LessonID != nil && conv.Mode == models.ModeLesson {
+	if lessonThread(conv) {
 		scope.LessonID = *conv.LessonID
 	}
 	if conv.ModuleID != nil && conv.Mode == models.ModeLesson {
@@ -39,11 +45,11 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	}
 	in := PromptInput{Mode: conv.Mode, Style: conv.Style, Lang: lang, Sources: hits, Guide: guide, Budget: s.cfg.LessonBudget}
 	if scope.LessonID != "" {
-		l, err := s.retr.Lesson(ctx, scope.LessonID)
-		if err != nil && !errors.Is(err, models.ErrNotFound) {
-			return Request{}, Receipt{}, err
+		r := lesson()
+		if r.err != nil && !errors.Is(r.err, models.ErrNotFound) {
+			return Request{}, Receipt{}, r.err
 		}
-		in.Lesson = l
+		in.Lesson = r.l
 		if j.passage != nil && j.passage.LessonID == scope.LessonID {
 			in.Passage = j.passage
 		}
@@ -60,6 +66,22 @@ func (s *Service) buildRequest(ctx context.Context, j *job) (Request, Receipt, e
 	req := Request{System: p.System, History: hist.Turns, Question: j.question, Lang: lang, Mode: conv.Mode, Sources: p.Sources,
 		Partial: j.partial}
 	return req, r, nil
+}
+
+// history is the job's window of earlier turns.
+func (s *Service) history(ctx context.Context, j *job) (History, error) {
+	if j.noHistory {
+		// A first question without earlier context has nothing to read:
+		// skipping it spares two round trips in front of the first token.
+		return History{}, nil
+	}
+	return LoadHistory(ctx, s.msgs, j.answer.UserID, j.conv.ID, j.beforeSeq, s.cfg.HistoryMessages, s.cfg.HistoryTokens)
+}
+
+// lessonThread says whether conv is a lesson's thread, whose lesson the
+// prompt carries.
+func lessonThread(conv models.Conversation) bool {
+	return conv.LessonID != nil && conv.Mode == models.ModeLesson
 }
 
 // retrievalText is what retrieval looks for: the question, and the

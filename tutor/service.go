@@ -84,6 +84,19 @@ type AskInput struct {
 	// Passage is text of the lesson the student selected and asks about
 	// ("" none): the answer's primary context. Only a lesson thread takes one.
 	Passage string
+	// Known is what the front has already read for this question (nil:
+	// nothing). Given it, the answer's request is prepared while the
+	// question is recorded rather than after.
+	Known *Known
+}
+
+// Known is what a front read before asking: the thread, as it has just
+// read or created it for this user, and the user's interface language
+// ("" detects the answer's), as authentication read it. The turn Ask
+// records says whether they still hold.
+type Known struct {
+	Conversation models.Conversation
+	Locale       string
 }
 
 // AskResult is what Ask recorded: the question and the pending answer,
@@ -108,31 +121,35 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		// name the file (a language-neutral label).
 		content = "📎 " + in.Attachment.Filename
 	}
-	passage, err := s.passageFor(ctx, in.UserID, in.ConversationID, in.Passage)
+	passage, err := s.passageFor(ctx, in.UserID, in.ConversationID, in.Known, in.Passage)
 	if err != nil {
 		return nil, err
 	}
+	question := content
+	if a := in.Attachment; a != nil && strings.TrimSpace(a.Text) != "" {
+		question = withAttachment(content, a.Filename, a.Text)
+	}
 	aid := uuid.NewString()
 	st, genCtx, _ := s.streams.Open(aid, in.UserID)
+	prep := s.prepareEarly(genCtx, in, question, content, passage)
 	turn, err := s.msgs.BeginTurn(ctx, models.TurnInput{UserID: in.UserID, ConversationID: in.ConversationID,
 		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment, Lease: s.streams.Lease(),
 		Metadata: questionMetadata(passage)})
 	if err != nil {
+		prep.discard()
 		s.streams.Abandon(st)
 		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) {
 			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("ask: %w", err)
 	}
-	question := content
-	if a := in.Attachment; a != nil && strings.TrimSpace(a.Text) != "" {
-		question = withAttachment(content, a.Filename, a.Text)
-	}
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
 		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage, locale: &turn.Locale,
 		noHistory: turn.User.Seq == 0 && !turn.HasContext}
+	s.adopt(j, prep, turn)
 	if !s.launch(genCtx, j) {
 		// Closed between the commit and here: the answer must not stay streaming.
+		prep.discard()
 		s.finishFailed(j, CodeInterrupted)
 		return nil, refused(RefusedBusy, ErrClosed)
 	}

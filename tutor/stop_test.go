@@ -14,20 +14,29 @@ import (
 // by a lock on the table it reads, and Stop pressed once the generation
 // waits for it.
 func TestStopBeforeTheFirstToken(t *testing.T) {
-	for _, stage := range []struct{ name, table string }{
-		{"while the route is read", "ai_routes"},
-		{"while retrieving", "lesson_chunks"},
+	for _, stage := range []struct {
+		name, table string
+		prepared    bool // the front told Ask the thread: the reads run beside the recording
+	}{
+		{"while the route is read", "ai_routes", false},
+		{"while retrieving", "lesson_chunks", false},
+		{"while the route is read, prepared", "ai_routes", true},
+		{"while retrieving, prepared", "lesson_chunks", true},
 	} {
 		t.Run(stage.name, func(t *testing.T) {
 			f := newFixture(t)
 			u := f.user(models.PlanFree)
 			c := f.conv(u, models.ModeTutor, "", "")
+			in := AskInput{UserID: u, ConversationID: c, Content: "explain VLANs"}
+			if stage.prepared {
+				in.Known = f.known(u, c)
+			}
 			lock := f.db.Begin()
 			t.Cleanup(func() { lock.Rollback() })
 			if err := lock.Exec(`LOCK TABLE ` + stage.table + ` IN ACCESS EXCLUSIVE MODE`).Error; err != nil {
 				t.Fatal(err)
 			}
-			res, err := f.svc.Ask(context.Background(), AskInput{UserID: u, ConversationID: c, Content: "explain VLANs"})
+			res, err := f.svc.Ask(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)
 			}

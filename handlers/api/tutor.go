@@ -66,6 +66,7 @@ func (a *App) apiStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	q.Locale = &u.Locale
 	res, err := a.Outside.Ask(ctx, u.ID, q)
 	if err != nil {
 		return err
@@ -132,6 +133,7 @@ func (a *App) apiChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	q.Locale = &u.Locale
 	res, err := a.Outside.Ask(ctx, u.ID, q)
 	if err != nil {
 		return err

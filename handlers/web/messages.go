@@ -49,7 +49,7 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 		return a.askRefused(c, conv, pathSlug, content, t(c, key), status)
 	}
 	res, err := a.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: content, Attachment: file,
-		Passage: c.FormValue(passageField)})
+		Passage: c.FormValue(passageField), Known: &tutor.Known{Conversation: *conv, Locale: u.Locale}})
 	if r, ans, ok := handlers.Refused(err); ok {
 		if r.Reason == tutor.RefusedQuota {
 			return a.quotaRefused(c, conv, pathSlug, content, r, ans.Status)
