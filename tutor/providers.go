@@ -189,7 +189,18 @@ func apiBaseURL(raw, def, versionPath string) (string, error) {
 // upstreamClient is shared by every provider so connections are reused. Its
 // transport notes the HTTP status of each response in the call's state,
 // because langchaingo's clients report statuses as text, if at all.
-var upstreamClient = &http.Client{Transport: &statusTransport{next: http.DefaultTransport}}
+var upstreamClient = &http.Client{Transport: &statusTransport{next: upstreamTransport()}}
+
+// upstreamTransport is http.DefaultTransport with 1 KiB connection
+// buffers instead of 4 KiB each way: a provider connection carries one
+// request body (a larger one is written in pieces) and then a stream of
+// short lines, and over HTTP/1.1 every answer in flight holds a
+// connection of its own, so the default cost 8 MiB per thousand answers.
+func upstreamTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ReadBufferSize, t.WriteBufferSize = 1<<10, 1<<10
+	return t
+}
 
 type callStateKey struct{}
 
