@@ -2,6 +2,7 @@ package tutor
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -54,8 +55,14 @@ func (s *Service) askTitle(ctx context.Context, question, lang string) string {
 	_, err = p.Stream(ctx, Request{System: titleSystem(lang), Question: clipRunes(question, 1000), Model: route.Model,
 		Temperature: route.Temperature, MaxTokens: 32, Lang: lang, Mode: "title"}, func(tok string) error {
 		b.WriteString(tok)
+		if titleSettled(b.String()) {
+			return errTitleSettled
+		}
 		return nil
 	})
+	if errors.Is(err, errTitleSettled) {
+		err = nil
+	}
 	if err != nil || ctx.Err() != nil {
 		s.log.Info("tutor: no thread title from the title route", "err", err)
 		return ""
@@ -63,11 +70,30 @@ func (s *Service) askTitle(ctx context.Context, question, lang string) string {
 	return cleanTitle(b.String())
 }
 
+// errTitleSettled ends a title call whose title can no longer change.
+var errTitleSettled = errors.New("the title is settled")
+
+// titleSettled reports that no more text could change cleanTitle(raw):
+// its first line has ended, or it has a word past titleMaxWords (the
+// last kept word is followed by a space). Reading on would only hold the
+// call, its connection and its goroutines open while a model that ignores
+// max_tokens goes on writing.
+func titleSettled(raw string) bool {
+	s := strings.TrimSpace(stream.Clean(raw))
+	if strings.IndexByte(s, '\n') >= 0 {
+		return true
+	}
+	return len(strings.Fields(strings.Trim(s, titleTrim))) > titleMaxWords
+}
+
+// titleTrim is what cleanTitle trims from the ends of a title's line.
+const titleTrim = ` "'«»“”*#`
+
 // cleanTitle keeps a model's title to its first line and at most
 // titleMaxWords words, without quotes or final punctuation.
 func cleanTitle(raw string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(stream.Clean(raw)), "\n")
-	words := strings.Fields(strings.Trim(line, ` "'«»“”*#`))
+	words := strings.Fields(strings.Trim(line, titleTrim))
 	if len(words) > titleMaxWords {
 		words = words[:titleMaxWords]
 	}

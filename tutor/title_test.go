@@ -74,3 +74,40 @@ func TestTitleRouteNamesTheThread(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleSettledKeepsTheTitle: a title call stops reading once
+// titleSettled says so; the title of what was read then must be the
+// title of the whole text, whatever prefix the stream stopped at.
+func TestTitleSettledKeepsTheTitle(t *testing.T) {
+	tests := []struct {
+		raw     string
+		settles bool // some prefix settles before the end
+	}{
+		{`"Configurar VLAN en switches Cisco y enlaces troncales entre ellos hoy mismo."`, true},
+		{"Goroutines and channels\nA longer explanation follows here.", true},
+		{"  \n\n# Title: **Maps in Go** explained simply for a student today", true},
+		{"one two three four five six seven eight", false},
+		{"one two three four five six seven eight \"", false},
+		{"# a b c d e f g h ello world", true},
+		{"«Canales» en Go: cómo comunicar goroutines sin compartir memoria", true},
+		{"caf\xc3\xa9 au lait \xff bytes and more words past the limit", true},
+	}
+	for _, tc := range tests {
+		want := cleanTitle(tc.raw)
+		settled := false
+		for i := range len(tc.raw) + 1 {
+			prefix := tc.raw[:i]
+			if !titleSettled(prefix) {
+				continue
+			}
+			settled = settled || i < len(tc.raw)
+			if got := cleanTitle(prefix); got != want {
+				t.Errorf("%q settled at %q with title %q; the whole text's is %q", tc.raw, prefix, got, want)
+				break
+			}
+		}
+		if settled != tc.settles {
+			t.Errorf("%q: settled before the end %v, want %v", tc.raw, settled, tc.settles)
+		}
+	}
+}
