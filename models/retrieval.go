@@ -1,9 +1,12 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -68,13 +71,34 @@ const helpChunksSQL = `SELECT 'help' AS kind, c.id AS chunk_id, c.article_id AS 
 	ORDER BY score DESC, c.id LIMIT @limit`
 
 // Chunks finds the lesson and help sections a question draws on.
-type Chunks struct{ db *gorm.DB }
+type Chunks struct {
+	db *gorm.DB
+	// batch runs the lesson searches of questions asked together in one
+	// statement, each distinct search once.
+	batch *batcher[ChunkSearch, []Chunk]
+}
 
 // NewChunks returns the store on db.
-func NewChunks(db *gorm.DB) *Chunks { return &Chunks{db: db} }
+func NewChunks(db *gorm.DB) *Chunks {
+	s := &Chunks{db: db}
+	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
+		return s.searchMany(s.db.WithContext(ctx), qs)
+	})
+	return s
+}
 
 // Search returns up to q.Limit chunks matching q.Match, best first.
+// Lesson searches arriving together share one statement (see batcher):
+// every question of a class searches before its answer can start.
 func (s *Chunks) Search(ctx context.Context, q ChunkSearch) ([]Chunk, error) {
+	if q.Help || inTx(ctx) {
+		return s.search(conn(ctx, s.db), q)
+	}
+	return s.batch.do(ctx, q)
+}
+
+// search runs one search in its own statement.
+func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
 	query := lessonChunksSQL
 	args := []any{sql.Named("lang", q.Lang), sql.Named("weight", OtherLangWeight), sql.Named("match", q.Match),
 		sql.Named("rank", q.RankBy), sql.Named("limit", q.Limit)}
@@ -89,7 +113,7 @@ func (s *Chunks) Search(ctx context.Context, q ChunkSearch) ([]Chunk, error) {
 		args = append(args, sql.Named("fallback", q.Fallback), sql.Named("enough", q.Enough))
 	}
 	var rows []Chunk
-	err := conn(ctx, s.db).Raw(query, args...).Scan(&rows).Error
+	err := db.Raw(query, args...).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("retrieve: %w", err)
 	}
@@ -120,4 +144,83 @@ func (s *Chunks) OfLesson(ctx context.Context, lessonID string) ([]Chunk, error)
 		return nil, fmt.Errorf("lesson chunks: %w", err)
 	}
 	return rows, nil
+}
+
+// lessonSearch is one distinct lesson search of a batch, as the batch
+// statement reads it (a search without a fallback falls back to nothing:
+// enough 0 always keeps the first match).
+type lessonSearch struct {
+	I        int    `json:"i"`
+	Lang     string `json:"lang"`
+	Match    string `json:"match"`
+	Rank     string `json:"rank"`
+	Lesson   string `json:"lesson"`
+	Module   int64  `json:"module"`
+	Limit    int    `json:"lim"`
+	Fallback string `json:"fallback"`
+	Enough   int    `json:"enough"`
+}
+
+// lessonSearchesSQL runs many lesson searches in one statement: each
+// input row runs the single search's query (fallback included) with its
+// own parameters.
+var lessonSearchesSQL = `SELECT r.i, s.* FROM json_to_recordset(CAST(@searches AS json)) AS r(i int, lang text, match text, rank text,
+	lesson text, module bigint, lim int, fallback text, enough int)
+	CROSS JOIN LATERAL (` + strings.NewReplacer("@lang", "r.lang", "@match", "r.match", "@rank", "r.rank",
+	"@lesson", "r.lesson", "@module", "r.module", "@limit", "r.lim", "@fallback", "r.fallback", "@enough", "r.enough").
+	Replace(withFallback(lessonChunksSQL)) + `) s
+	ORDER BY r.i, s.score DESC, s.chunk_id`
+
+// searchMany answers a batch of lesson searches: a search asked more
+// than once (a class asking the same question) runs once, and one alone
+// runs as its own statement. Every caller gets its own copy.
+func (s *Chunks) searchMany(db *gorm.DB, qs []ChunkSearch) ([][]Chunk, []error) {
+	distinct := map[ChunkSearch]int{}
+	var ins []lessonSearch
+	for _, q := range qs {
+		if _, ok := distinct[q]; !ok {
+			distinct[q] = len(ins)
+			ins = append(ins, lessonSearch{I: len(ins), Lang: q.Lang, Match: q.Match, Rank: q.RankBy, Lesson: q.LessonID,
+				Module: q.ModuleID, Limit: q.Limit, Fallback: cmp.Or(q.Fallback, q.Match), Enough: q.Enough})
+		}
+	}
+	found := make([][]Chunk, len(ins))
+	if len(ins) == 1 {
+		rows, err := s.search(db, qs[0])
+		if err != nil {
+			return eachErr[[]Chunk](len(qs), err)
+		}
+		found[0] = rows
+	} else if err := s.runSearches(db, ins, found); err != nil {
+		return eachErr[[]Chunk](len(qs), err)
+	}
+	outs := make([][]Chunk, len(qs))
+	for i, q := range qs {
+		outs[i] = slices.Clone(found[distinct[q]])
+	}
+	return outs, make([]error, len(qs))
+}
+
+// runSearches runs the distinct searches ins in one statement and puts
+// the matches of ins[i] in found[i], best first.
+func (s *Chunks) runSearches(db *gorm.DB, ins []lessonSearch, found [][]Chunk) error {
+	arg, err := json.Marshal(ins)
+	if err != nil {
+		return fmt.Errorf("retrieve: %w", err)
+	}
+	var rows []searchRow
+	err = db.Raw(lessonSearchesSQL, sql.Named("searches", string(arg)), sql.Named("weight", OtherLangWeight)).Scan(&rows).Error
+	if err != nil {
+		return fmt.Errorf("retrieve: %w", err)
+	}
+	for _, r := range rows {
+		found[r.I] = append(found[r.I], r.Chunk)
+	}
+	return nil
+}
+
+// searchRow is a match of a batch's search I.
+type searchRow struct {
+	I int
+	Chunk
 }

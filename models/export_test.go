@@ -1,0 +1,14 @@
+package models
+
+import "context"
+
+// SearchAlone runs one lesson search in its own statement, never batched
+// (tests compare the batch's answers with it).
+func (s *Chunks) SearchAlone(ctx context.Context, q ChunkSearch) ([]Chunk, error) {
+	return s.search(s.db.WithContext(ctx), q)
+}
+
+// SearchMany answers a batch of searches as the batcher would.
+func (s *Chunks) SearchMany(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
+	return s.searchMany(s.db.WithContext(ctx), qs)
+}
