@@ -148,3 +148,54 @@ func inTx(ctx context.Context) bool {
 	_, ok := ctx.Value(txKey{}).(*gorm.DB)
 	return ok
 }
+
+// reader is a keyed read that a class's requests all make (a session, a
+// thread): calls outside a transaction share batched statements, a call
+// inside one reads in it.
+type reader[In, Out any] struct {
+	db *gorm.DB
+	// read answers many inputs in one statement: outs[i] belongs to ins[i].
+	read  func(db *gorm.DB, ins []In) (outs []Out, err error)
+	batch *batcher[In, Out]
+}
+
+// newReader builds a reader on db; read's error is every caller's.
+func newReader[In, Out any](db *gorm.DB, read func(*gorm.DB, []In) ([]Out, error)) *reader[In, Out] {
+	return &reader[In, Out]{db: db, read: read, batch: newBatcher(batchWorkers, batchMax,
+		func(ctx context.Context, ins []In) ([]Out, []error) {
+			outs, err := read(db.WithContext(ctx), ins)
+			if err != nil {
+				return eachErr[Out](len(ins), err)
+			}
+			return outs, make([]error, len(ins))
+		})}
+}
+
+// get reads in, batched with the calls beside it unless ctx carries a
+// transaction.
+func (r *reader[In, Out]) get(ctx context.Context, in In) (Out, error) {
+	if !inTx(ctx) {
+		return r.batch.do(ctx, in)
+	}
+	outs, err := r.read(conn(ctx, r.db), []In{in})
+	if err != nil {
+		var zero Out
+		return zero, err
+	}
+	return outs[0], nil
+}
+
+// matched puts a batch's rows back in the order of the keys that asked
+// for them: out[i] is the row whose key is keys[i], nil when none is.
+// Callers that named the same key share its row.
+func matched[K comparable, R any](keys []K, rows []R, keyOf func(*R) K) []*R {
+	byKey := make(map[K]*R, len(rows))
+	for i := range rows {
+		byKey[keyOf(&rows[i])] = &rows[i]
+	}
+	out := make([]*R, len(keys))
+	for i, k := range keys {
+		out[i] = byKey[k]
+	}
+	return out
+}

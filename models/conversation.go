@@ -51,10 +51,16 @@ type Conversation struct {
 }
 
 // Conversations is the store of conversation threads; every query is scoped by user.
-type Conversations struct{ db *gorm.DB }
+type Conversations struct {
+	db *gorm.DB
+	// get reads the threads that requests arriving together ask for in one statement.
+	get *reader[convKey, *Conversation]
+}
 
 // NewConversations returns the conversations store.
-func NewConversations(db *gorm.DB) *Conversations { return &Conversations{db: db} }
+func NewConversations(db *gorm.DB) *Conversations {
+	return &Conversations{db: db, get: newReader(db, findConversations)}
+}
 
 // ValidMode reports whether mode is lesson, tutor or help.
 func ValidMode(mode string) bool { return mode == ModeLesson || mode == ModeTutor || mode == ModeHelp }
@@ -115,9 +121,25 @@ func (s *Conversations) Create(ctx context.Context, userID, mode, lessonID strin
 	return c, nil
 }
 
-// Get returns the user's live conversation, or ErrNotFound.
+// Get returns the user's live conversation, or ErrNotFound. Every ask
+// reads its thread first, so the reads of requests arriving together
+// share one statement (see batcher).
 func (s *Conversations) Get(ctx context.Context, userID, id string) (*Conversation, error) {
-	return liveConversation(ctx, s.db, userID, id)
+	k, ok := keyOf(userID, id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	c, err := s.get.get(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, ErrNotFound
+	}
+	// Callers that asked for the same thread share the row read: each
+	// gets its own copy, free to change.
+	own := *c
+	return &own, nil
 }
 
 // liveConversation is Get for every store that must check a thread is the user's.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 )
 
@@ -49,24 +50,33 @@ func (u QuotaUsage) Remaining() int {
 }
 
 // Quotas is the store of monthly question counts (plan_usage).
-type Quotas struct{ db *gorm.DB }
+type Quotas struct {
+	db *gorm.DB
+	// usage reads the counts that requests arriving together ask for in one statement.
+	usage *reader[usageKey, *usageRow]
+}
 
 // NewQuotas returns the quota store.
-func NewQuotas(db *gorm.DB) *Quotas { return &Quotas{db: db} }
+func NewQuotas(db *gorm.DB) *Quotas { return &Quotas{db: db, usage: newReader(db, findUsages)} }
 
-// Usage is the user's count for the period now falls in.
+// Usage is the user's count for the period now falls in. Every question
+// asked on the site shows it afterwards, so the reads of requests
+// arriving together share one statement (see batcher).
 func (s *Quotas) Usage(ctx context.Context, userID string, now time.Time) (QuotaUsage, error) {
-	if !validID(userID) {
+	id, err := uuid.Parse(userID)
+	if err != nil {
 		return QuotaUsage{}, ErrNotFound
 	}
 	u := QuotaUsage{Period: Period(now), ResetAt: NextPeriod(now)}
-	err := conn(ctx, s.db).Raw(`SELECT u.plan, coalesce(p.questions, 0) FROM users u
-		LEFT JOIN plan_usage p ON p.user_id = u.id AND p.period = ? WHERE u.id = ?`, u.Period, userID).
-		Row().Scan(&u.Plan, &u.Used)
+	k := usageKey{UserID: id.String(), Period: u.Period.Format(time.DateOnly)}
+	r, err := s.usage.get(ctx, k)
 	if err != nil {
-		return u, fmt.Errorf("read usage: %w", notFound(err))
+		return u, fmt.Errorf("read usage: %w", err)
 	}
-	u.Limit = PlanLimit(u.Plan)
+	if r == nil {
+		return u, fmt.Errorf("read usage: %w", ErrNotFound)
+	}
+	u.Plan, u.Used, u.Limit = r.Plan, r.Used, PlanLimit(r.Plan)
 	return u, nil
 }
 

@@ -2,7 +2,7 @@ package models
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -25,23 +25,77 @@ func (sessionRow) TableName() string { return "sessions" }
 // Sessions stores the server-side sessions: the cookie carries only a
 // signed id, the values live here, so deleting a row revokes the session
 // on every process. The web door's cookie store reads and writes them.
-type Sessions struct{ db *gorm.DB }
+type Sessions struct {
+	db *gorm.DB
+	// load reads the sessions of requests arriving together in one statement.
+	load *reader[string, *sessionUser]
+}
 
 // NewSessions returns the sessions store.
-func NewSessions(db *gorm.DB) *Sessions { return &Sessions{db: db} }
+func NewSessions(db *gorm.DB) *Sessions {
+	return &Sessions{db: db, load: newReader(db, findSessions)}
+}
 
-// Load returns the encoded values of the live session id, or ErrNotFound
-// when it does not exist or expired.
-func (s *Sessions) Load(ctx context.Context, id string) ([]byte, error) {
-	var row sessionRow
-	err := conn(ctx, s.db).Where("id = ? AND expires_at > now()", id).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+// LoadedSession is a live session as stored: its encoded values, and
+// the account signed in to it (nil for none).
+type LoadedSession struct {
+	Data []byte
+	User *User
+}
+
+// Load returns the live session id with its signed-in user, or
+// ErrNotFound when it does not exist or expired. Every signed-in page
+// starts here, so the user comes in the same statement, and the requests
+// that arrive together share it (see batcher).
+func (s *Sessions) Load(ctx context.Context, id string) (*LoadedSession, error) {
+	r, err := s.load.get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
 		return nil, ErrNotFound
 	}
-	if err != nil {
-		return nil, fmt.Errorf("load session: %w", err)
+	// Callers that named the same id share the row read: each gets its
+	// own copy of the user, free to change.
+	out := &LoadedSession{Data: r.SessionData}
+	if r.User.ID != "" {
+		u := r.User
+		out.User = &u
 	}
-	return row.Data, nil
+	return out, nil
+}
+
+// sessionUser is a session row read with its user's columns (all empty
+// when no one is signed in).
+type sessionUser struct {
+	SessionID   string
+	SessionData []byte
+	User
+}
+
+// findSessions loads many live sessions in one statement; found[i] is
+// nil when ids[i] is unknown or expired. An id named twice (one
+// browser's requests at once) is read once.
+func findSessions(db *gorm.DB, ids []string) ([]*sessionUser, error) {
+	keys := make([]struct {
+		ID string `json:"id"`
+	}, len(ids))
+	for i, id := range ids {
+		keys[i].ID = id
+	}
+	arg, err := json.Marshal(keys)
+	if err != nil {
+		return nil, fmt.Errorf("load sessions: %w", err)
+	}
+	var rows []sessionUser
+	err = db.Raw(`SELECT s.id AS session_id, s.data AS session_data, u.*
+		FROM sessions s LEFT JOIN users u ON u.id = s.user_id
+		WHERE s.id IN (SELECT DISTINCT id FROM json_to_recordset(?::json) AS r(id text)) AND s.expires_at > now()`,
+		string(arg)).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("load sessions: %w", err)
+	}
+	return matched(ids, rows, func(r *sessionUser) string { return r.SessionID }), nil
 }
 
 // Save writes session id with its encoded values, its signed-in user

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -52,7 +53,7 @@ func (a *App) prepare(c echo.Context) error {
 		return nil
 	}
 	r := c.Request()
-	sess, err := a.Sessions.Get(r, sessionName)
+	sess, signedIn, err := a.Sessions.Open(r, sessionName)
 	if err != nil {
 		return fmt.Errorf("load session: %w", err)
 	}
@@ -60,7 +61,7 @@ func (a *App) prepare(c echo.Context) error {
 	f := &views.Frame{Path: r.URL.RequestURI(), AssetVersion: a.AssetVersion,
 		RequestID: c.Response().Header().Get(echo.HeaderXRequestID), Now: a.Tutor.Now()}
 	if uid, ok := sess.Values[sessionUserKey].(string); ok && uid != "" {
-		u, err := a.Users.Get(r.Context(), uid)
+		u, err := a.sessionUser(r.Context(), uid, signedIn)
 		switch {
 		case err == nil:
 			f.User = u
@@ -92,6 +93,17 @@ func (a *App) prepare(c echo.Context) error {
 	c.SetRequest(r.WithContext(ctx))
 	c.Response().Header().Set("Content-Language", lang)
 	return nil
+}
+
+// sessionUser is the session's signed-in user: the one its row named,
+// read with it. The row's user and its values are written together and
+// agree; should they ever not, the values' user is read on its own rather
+// than the row's trusted.
+func (a *App) sessionUser(ctx context.Context, uid string, signedIn *models.User) (*models.User, error) {
+	if signedIn != nil && signedIn.ID == uid {
+		return signedIn, nil
+	}
+	return a.Users.Get(ctx, uid)
 }
 
 // seenKey is the session value remembering when, and with which device

@@ -55,13 +55,21 @@ func (s *SessionStore) Get(r *http.Request, name string) (*sessions.Session, err
 // New loads the session named by the request's cookie, or starts an empty one.
 // A cookie that is forged, expired or revoked yields a new empty session.
 func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, error) {
+	sess, _, err := s.Open(r, name)
+	return sess, err
+}
+
+// Open is New, with the account signed in to the session as its row
+// names it (nil for none): the row and the user are read in one
+// statement, and every signed-in request needs both.
+func (s *SessionStore) Open(r *http.Request, name string) (*sessions.Session, *models.User, error) {
 	sess := sessions.NewSession(s, name)
 	opts := *s.Options
 	sess.Options = &opts
 	sess.IsNew = true
 	c, err := r.Cookie(name)
 	if err != nil {
-		return sess, nil
+		return sess, nil, nil
 	}
 	var payload cookiePayload
 	if err := securecookie.DecodeMulti(name, c.Value, &payload, s.codecs...); err == nil {
@@ -69,25 +77,25 @@ func (s *SessionStore) New(r *http.Request, name string) (*sessions.Session, err
 			sess.Values[k] = v
 		}
 		sess.IsNew = false
-		return sess, nil
+		return sess, nil, nil
 	}
 	var id string
 	if err := securecookie.DecodeMulti(name, c.Value, &id, s.codecs...); err != nil {
-		return sess, nil
+		return sess, nil, nil
 	}
-	data, err := s.rows.Load(r.Context(), id)
+	row, err := s.rows.Load(r.Context(), id)
 	if errors.Is(err, models.ErrNotFound) {
-		return sess, nil
+		return sess, nil, nil
 	}
 	if err != nil {
-		return sess, err
+		return sess, nil, err
 	}
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&sess.Values); err != nil {
-		return sess, nil
+	if err := gob.NewDecoder(bytes.NewReader(row.Data)).Decode(&sess.Values); err != nil {
+		return sess, nil, nil
 	}
 	sess.ID = id
 	sess.IsNew = false
-	return sess, nil
+	return sess, row.User, nil
 }
 
 // Save writes the session row and sets the cookie; MaxAge < 0 deletes both.

@@ -1,0 +1,41 @@
+package models
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// usageKey is one count to read: a user (canonical uuid) and a period
+// (its first day, YYYY-MM-DD).
+type usageKey struct {
+	UserID string `json:"u"`
+	Period string `json:"p"`
+}
+
+// usageRow is a user's plan and count in one period.
+type usageRow struct {
+	UserID string
+	Period string
+	Plan   string
+	Used   int
+}
+
+// findUsages reads many users' counts in one statement; found[i] is nil
+// when keys[i] names no user. A key named twice is read once.
+func findUsages(db *gorm.DB, keys []usageKey) ([]*usageRow, error) {
+	arg, err := json.Marshal(keys)
+	if err != nil {
+		return nil, fmt.Errorf("find usages: %w", err)
+	}
+	var rows []usageRow
+	err = db.Raw(`SELECT u.id AS user_id, to_char(r.p, 'YYYY-MM-DD') AS period, u.plan, coalesce(p.questions, 0) AS used
+		FROM (SELECT DISTINCT u, p FROM json_to_recordset(?::json) AS r(u uuid, p date)) r
+		JOIN users u ON u.id = r.u
+		LEFT JOIN plan_usage p ON p.user_id = u.id AND p.period = r.p`, string(arg)).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("find usages: %w", err)
+	}
+	return matched(keys, rows, func(r *usageRow) usageKey { return usageKey{UserID: r.UserID, Period: r.Period} }), nil
+}
