@@ -73,10 +73,10 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 		return a.renderPanelFragment(c, pathSlug, &res.Conversation)
 	}
 	bubbles := []views.MessageView{
-		a.questionView(ctx, u.ID, res.UserMessage, inPanel),
+		a.questionView(ctx, u.ID, res.UserMessage, file != nil, inPanel),
 		{ID: res.AssistantMessage.ID, Role: models.RoleAssistant, Status: models.StatusStreaming, InPanel: inPanel},
 	}
-	usage, err := a.Quotas.Usage(ctx, u.ID, a.Tutor.Now())
+	usage, err := a.usageAfterAsk(ctx, u)
 	if err != nil {
 		return err
 	}
@@ -88,11 +88,28 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 	return a.fragment(c, http.StatusOK, views.AskResponse(bubbles, usage, first))
 }
 
+// usageAfterAsk is the month's count an ask's answer shows. The bar and
+// the call to action are drawn only under a limit, so an unlimited
+// plan's count (most of a class) is not read: the plan is the signed-in
+// user's, read with the session.
+func (a *App) usageAfterAsk(ctx context.Context, u *models.User) (models.QuotaUsage, error) {
+	now := a.Tutor.Now()
+	if models.PlanLimit(u.Plan) == 0 {
+		return models.QuotaUsage{Plan: u.Plan, Period: models.Period(now), ResetAt: models.NextPeriod(now)}, nil
+	}
+	return a.Quotas.Usage(ctx, u.ID, now)
+}
+
 // questionView is the bubble of a question just asked, with its file and
 // the passage it is about; the thread's last, it can be edited once answered.
-func (a *App) questionView(ctx context.Context, userID string, m models.Message, inPanel bool) views.MessageView {
+// The file's row is read only when the question came with one (most do
+// not, and every question of a class asking at once would wait for it).
+func (a *App) questionView(ctx context.Context, userID string, m models.Message, withFile, inPanel bool) views.MessageView {
 	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content, Passage: passageView(m, nil, inPanel),
 		Editable: true}
+	if !withFile {
+		return v
+	}
 	if files, err := a.Attachments.ForMessages(ctx, userID, []string{m.ID}); err == nil {
 		if f, ok := files[m.ID]; ok {
 			v.Attachment = &views.AttachmentView{ID: f.ID, Filename: f.Filename, Size: f.Size}

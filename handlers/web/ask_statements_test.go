@@ -1,0 +1,137 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sync/atomic"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"aula/internal/apptest"
+	"aula/models"
+)
+
+// countedKey marks the context of the requests whose statements a test counts.
+type countedKey struct{}
+
+// countedDoor serves s on an address of its own whose requests carry
+// countedKey, and counts the statements run with such a context: the
+// request's own, batched ones included (a batch keeps its first caller's
+// context values), and not the answer's generation, which runs with a
+// context of its own.
+func countedDoor(t *testing.T, s *apptest.Server) (string, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	inc := func(db *gorm.DB) {
+		if db.Statement.Context != nil && db.Statement.Context.Value(countedKey{}) != nil {
+			n.Add(1)
+		}
+	}
+	cb := s.DB.DB.Callback()
+	for _, err := range []error{
+		cb.Create().After("gorm:create").Register("counted:create", inc),
+		cb.Query().After("gorm:query").Register("counted:query", inc),
+		cb.Update().After("gorm:update").Register("counted:update", inc),
+		cb.Delete().After("gorm:delete").Register("counted:delete", inc),
+		cb.Row().After("gorm:row").Register("counted:row", inc),
+		cb.Raw().After("gorm:raw").Register("counted:raw", inc),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.Handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), countedKey{}, true)))
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL, &n
+}
+
+var streamURL = regexp.MustCompile(`/messages/([0-9a-f-]{36})/stream`)
+
+// The browser's way to a first token, the HTMX ask and the answer's
+// stream, runs a fixed, small number of statements: a class asking at
+// once queues each of them on the connection pool. The ask reads the
+// session with its user (one statement) and the thread (one; the answer's
+// request is prepared from it while the turn is recorded), records the
+// turn (one) and, under a limited plan, reads the month's count (one); the
+// stream reads the session with its user and follows the answer in memory.
+func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
+	for _, tc := range []struct {
+		plan        string
+		ask, stream int64
+	}{
+		{models.PlanFree, 4, 1},
+		{models.PlanPro, 3, 1},
+	} {
+		t.Run(tc.plan, func(t *testing.T) {
+			ask, stream := askStatements(t, tc.plan)
+			t.Logf("the ask runs %d statements, its stream %d up to the first chunk", ask, stream)
+			if ask != tc.ask || stream != tc.stream {
+				t.Errorf("the ask runs %d statements and its stream %d before the first chunk, want %d and %d",
+					ask, stream, tc.ask, tc.stream)
+			}
+		})
+	}
+}
+
+// askStatements counts the statements of an HTMX ask by a user of plan,
+// and of its stream up to the first chunk.
+func askStatements(t *testing.T, plan string) (ask, stream int64) {
+	t.Helper()
+	st := &stepper{tokens: []string{"Hello", " there."}, step: make(chan struct{})}
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
+	s.User(t, "ana@example.com", "a-long-password-1", plan)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	cid := apptest.NewThread(t, c)
+	csrf := c.Get("/learn").CSRF()
+	base, n := countedDoor(t, s)
+	c.Base = base
+
+	n.Store(0)
+	status, body, err := htmxAsk(c, csrf, cid, "How do trunk ports work?")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("ask: %d %v", status, err)
+	}
+	ask = n.Load()
+	m := streamURL.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no stream in the ask's answer:\n%s", body)
+	}
+	n.Store(0)
+	live := apptest.OpenSSE(t, c, m[1], "", "")
+	defer live.Close()
+	st.step <- struct{}{}
+	live.Must(t, "chunk")
+	stream = n.Load()
+	st.step <- struct{}{}
+	live.Rest(t)
+	return ask, stream
+}
+
+// Someone else's thread is a 404 to the ask, and nothing is written,
+// whether the question would be taken or refused.
+func TestAskInSomeoneElsesThreadIsNotFound(t *testing.T) {
+	s := apptest.New(t, fastTutor)
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
+	s.User(t, "eve@example.com", "a-long-password-1", models.PlanFree)
+	ana := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	eve := s.SignIn(t, "eve@example.com", "a-long-password-1")
+	cid := apptest.NewThread(t, ana)
+	csrf := eve.Get("/learn").CSRF()
+	for _, tc := range []struct{ name, question string }{
+		{"a question", "What is a VLAN?"},
+		{"an empty question (refused)", "   "},
+	} {
+		status, _, err := htmxAsk(eve, csrf, cid, tc.question)
+		if err != nil || status != http.StatusNotFound {
+			t.Errorf("%s in someone else's thread: %d %v, want 404", tc.name, status, err)
+		}
+	}
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE conversation_id = ?`, cid); n != 0 {
+		t.Errorf("someone else's ask wrote %d messages", n)
+	}
+}
