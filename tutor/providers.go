@@ -13,6 +13,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/ollama"
+	"github.com/tmc/langchaingo/llms/openai"
 )
 
 // Default model of each provider, used when neither the route nor
@@ -157,14 +158,19 @@ func NewProvider(ctx context.Context, name, model string, creds Credentials) (Pr
 	return p, nil
 }
 
-// openAICompatible builds the client of a server speaking OpenAI's chat
-// completions: OpenAI itself, or Gemini's compatible endpoint.
+// openAICompatible builds langchaingo's OpenAI client for a server speaking
+// OpenAI's chat completions: OpenAI itself, or Gemini's compatible endpoint.
 func openAICompatible(name, rawBase, defBase, versionPath, token, model string) (llms.Model, error) {
 	base, err := apiBaseURL(rawBase, defBase, versionPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: base URL: %w", name, err)
 	}
-	return &chatCompletions{url: base + "/chat/completions", token: token, model: model, client: upstreamClient}, nil
+	llm, err := openai.New(openai.WithToken(token), openai.WithBaseURL(base),
+		openai.WithModel(model), openai.WithHTTPClient(upstreamClient))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return llm, nil
 }
 
 // apiBaseURL applies the base URL rule documented on NewProvider:
