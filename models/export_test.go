@@ -12,3 +12,8 @@ func (s *Chunks) SearchAlone(ctx context.Context, q ChunkSearch) ([]Chunk, error
 func (s *Chunks) SearchMany(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
 	return s.searchMany(s.db.WithContext(ctx), qs)
 }
+
+// ReadMaterials answers a batch of lesson reads as the batcher would.
+func (s *LessonMaterials) ReadMaterials(ctx context.Context, ids []string) ([]*LessonMaterial, []error) {
+	return s.read(s.db.WithContext(ctx), ids)
+}

@@ -133,13 +133,16 @@ func withFallback(query string) string {
 	ORDER BY score DESC, chunk_id`
 }
 
+// lessonSectionsSQL reads lesson sections as chunks; the caller adds
+// which lessons and the order.
+const lessonSectionsSQL = `SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash
+	FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`
+
 // OfLesson returns every chunk of a lesson in order, for the outline
 // and for filling the lesson budget.
 func (s *Chunks) OfLesson(ctx context.Context, lessonID string) ([]Chunk, error) {
 	var rows []Chunk
-	err := conn(ctx, s.db).Raw(`SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash
-		FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id WHERE c.lesson_id = ? ORDER BY c.position`, lessonID).
-		Scan(&rows).Error
+	err := conn(ctx, s.db).Raw(lessonSectionsSQL+` WHERE c.lesson_id = ? ORDER BY c.position`, lessonID).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("lesson chunks: %w", err)
 	}

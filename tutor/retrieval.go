@@ -20,13 +20,14 @@ const (
 // PostgreSQL full-text search, in both the English and the Spanish
 // configuration, so a question matches whatever language a lesson is in.
 type Retriever struct {
-	chunks  *models.Chunks
-	content *models.Content
+	chunks    *models.Chunks
+	content   *models.Content
+	materials *models.LessonMaterials
 }
 
 // NewRetriever returns a retriever over db.
 func NewRetriever(db *gorm.DB) *Retriever {
-	return &Retriever{chunks: models.NewChunks(db), content: models.NewContent(db)}
+	return &Retriever{chunks: models.NewChunks(db), content: models.NewContent(db), materials: models.NewLessonMaterials(db)}
 }
 
 // Scope says where to search.
@@ -193,13 +194,10 @@ var stopwords = func() map[string]struct{} {
 
 // Lesson reads a lesson with its sections, or models.ErrNotFound.
 func (r *Retriever) Lesson(ctx context.Context, id string) (*Lesson, error) {
-	row, err := r.content.Lesson(ctx, id)
+	m, err := r.materials.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lesson{ID: row.ID, ModuleID: row.ModuleID, Title: row.Title, Content: row.ContentMD}
-	if l.Chunks, err = r.LessonChunks(ctx, id); err != nil {
-		return nil, err
-	}
-	return l, nil
+	row := m.Lesson
+	return &Lesson{ID: row.ID, ModuleID: row.ModuleID, Title: row.Title, Content: row.ContentMD, Chunks: sources(m.Chunks)}, nil
 }
