@@ -60,9 +60,12 @@ func proxyTo(fake *fakellm.Server) http.Handler {
 	return rp
 }
 
-// dropMidAnswer speaks OpenAI's stream for tokens, then closes the TCP
-// connection without the end of the stream: a provider that dies mid-answer.
-func dropMidAnswer(tokens ...string) http.Handler {
+// dropMidAnswer speaks OpenAI's stream for tokens, then, once seen is
+// closed (the student has the text), closes the TCP connection without
+// the end of the stream: a provider that dies mid-answer. Waiting keeps
+// the drop from racing the student's stream: an answer that fails before
+// its reader arrives shows only the error.
+func dropMidAnswer(seen <-chan struct{}, tokens ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -74,6 +77,10 @@ func dropMidAnswer(tokens ...string) http.Handler {
 		}
 		rc := http.NewResponseController(w)
 		_ = rc.Flush()
+		select {
+		case <-seen:
+		case <-r.Context().Done():
+		}
 		if conn, _, err := rc.Hijack(); err == nil {
 			conn.Close()
 		}
@@ -93,17 +100,17 @@ func questionsUsed(t testing.TB, s *apptest.Server, userID string) int64 {
 func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 	cases := []struct {
 		name     string
-		failing  func(t *testing.T) http.Handler
+		failing  func(t *testing.T, seen <-chan struct{}) http.Handler
 		code     string // the stored error code, "" for any
 		chunksUp bool   // the student saw text before the failure
 	}{
-		{"hangs before the first token", func(t *testing.T) http.Handler {
+		{"hangs before the first token", func(t *testing.T, _ <-chan struct{}) http.Handler {
 			return proxyTo(fakellm.Start(t, fakellm.OpenAI, fakellm.Options{HangBeforeFirst: true}))
 		}, tutor.CodeFirstTokenTimeout, false},
-		{"drops the connection mid-answer", func(t *testing.T) http.Handler {
-			return dropMidAnswer("A VLAN", " is a", " virtual")
+		{"drops the connection mid-answer", func(t *testing.T, seen <-chan struct{}) http.Handler {
+			return dropMidAnswer(seen, "A VLAN", " is a", " virtual")
 		}, "", true},
-		{"sends a broken stream", func(t *testing.T) http.Handler {
+		{"sends a broken stream", func(t *testing.T, _ <-chan struct{}) http.Handler {
 			return proxyTo(fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Malformed: true}))
 		}, tutor.CodeMalformedStream, false},
 	}
@@ -111,7 +118,9 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			good := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Tokens: []string{"A VLAN", " splits", " one switch."}})
 			up := newUpstream(t)
-			up.use(tc.failing(t))
+			seen := make(chan struct{})
+			var seenOnce sync.Once
+			up.use(tc.failing(t, seen))
 			s := apptest.New(t, viaOpenAI(up.URL), func(c *tutor.Config) { c.FirstTokenTimeout = 300 * time.Millisecond })
 			u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
 			st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
@@ -122,10 +131,11 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 			if err != nil || status != http.StatusOK {
 				t.Fatalf("ask: %d %v", status, err)
 			}
-			var seen strings.Builder
+			var text strings.Builder
 			final, err := st.stream(ctx, mid, func(ev webtest.SSEEvent, _ time.Time) bool {
 				if ev.Type == "chunk" {
-					seen.WriteString(html.UnescapeString(ev.Data))
+					text.WriteString(html.UnescapeString(ev.Data))
+					seenOnce.Do(func() { close(seen) })
 				}
 				return true
 			})
@@ -135,8 +145,8 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 			if !strings.Contains(final.Data, `data-status="failed"`) || !strings.Contains(final.Data, "/messages/"+mid+"/retry") {
 				t.Errorf("error event lacks the failed bubble with Retry: %.400s", final.Data)
 			}
-			if tc.chunksUp != (seen.Len() > 0) {
-				t.Errorf("text seen before the failure: %q", seen.String())
+			if tc.chunksUp != (text.Len() > 0) {
+				t.Errorf("text seen before the failure: %q", text.String())
 			}
 			m := apptest.Message(t, s, mid)
 			if m.Status != models.StatusFailed || m.Content != "" || (tc.code != "" && m.ErrorCode != tc.code) {
