@@ -55,11 +55,15 @@ type Conversations struct {
 	db *gorm.DB
 	// get reads the threads that requests arriving together ask for in one statement.
 	get *reader[convKey, *Conversation]
+	// creates inserts the conversations of asks arriving together in one statement.
+	creates *batcher[Conversation, *Conversation]
 }
 
 // NewConversations returns the conversations store.
 func NewConversations(db *gorm.DB) *Conversations {
-	return &Conversations{db: db, get: newReader(db, findConversations)}
+	s := &Conversations{db: db, get: newReader(db, findConversations)}
+	s.creates = newBatcher(batchWorkers, batchMax, s.createBatch)
+	return s
 }
 
 // ValidMode reports whether mode is lesson, tutor or help.
@@ -78,47 +82,64 @@ func validID(id string) bool {
 // Create starts a conversation. For lesson mode the lesson must exist; its
 // module is filled in when moduleID is 0. style "" means explain.
 func (s *Conversations) Create(ctx context.Context, userID, mode, lessonID string, moduleID int64, style string) (*Conversation, error) {
+	c, err := newConversation(userID, mode, lessonID, moduleID, style)
+	if err != nil {
+		return nil, err
+	}
+	return insertConversation(conn(ctx, s.db), c)
+}
+
+// newConversation checks Create's input and returns the row to insert;
+// its lesson, when it names one, is checked by the insert.
+func newConversation(userID, mode, lessonID string, moduleID int64, style string) (Conversation, error) {
 	if !validID(userID) {
-		return nil, ErrNotFound
+		return Conversation{}, ErrNotFound
 	}
 	if mode == "" {
 		mode = ModeTutor
 	}
 	if !ValidMode(mode) {
-		return nil, ErrInvalidMode
+		return Conversation{}, ErrInvalidMode
 	}
 	if style == "" {
 		style = StyleExplain
 	}
 	if !ValidStyle(style) {
-		return nil, ErrInvalidStyle
+		return Conversation{}, ErrInvalidStyle
 	}
-	c := &Conversation{UserID: userID, Mode: mode, Style: style}
+	c := Conversation{UserID: userID, Mode: mode, Style: style}
 	if lessonID != "" {
-		var mod int64
-		err := conn(ctx, s.db).Raw(`SELECT module_id FROM lessons WHERE id = ?`, lessonID).Row().Scan(&mod)
-		if err != nil {
-			return nil, fmt.Errorf("find lesson: %w", notFound(err))
-		}
 		c.LessonID = &lessonID
-		if moduleID == 0 {
-			moduleID = mod
-		}
 	} else if mode == ModeLesson {
-		return nil, ErrNoLesson
+		return Conversation{}, ErrNoLesson
 	}
 	if moduleID != 0 {
 		c.ModuleID = &moduleID
 	}
-	err := conn(ctx, s.db).
-		Raw(`INSERT INTO conversations (user_id, mode, style, lesson_id, module_id)
+	return c, nil
+}
+
+// insertConversation stores c: its lesson must exist (else ErrNotFound),
+// and gives its module when c names none.
+func insertConversation(db *gorm.DB, c Conversation) (*Conversation, error) {
+	if c.LessonID != nil {
+		var mod int64
+		err := db.Raw(`SELECT module_id FROM lessons WHERE id = ?`, *c.LessonID).Row().Scan(&mod)
+		if err != nil {
+			return nil, fmt.Errorf("find lesson: %w", notFound(err))
+		}
+		if c.ModuleID == nil {
+			c.ModuleID = &mod
+		}
+	}
+	err := db.Raw(`INSERT INTO conversations (user_id, mode, style, lesson_id, module_id)
 		     VALUES (?, ?, ?, ?, ?) RETURNING id, title, next_seq, created_at, last_activity_at`,
-			userID, mode, style, c.LessonID, c.ModuleID).
+		c.UserID, c.Mode, c.Style, c.LessonID, c.ModuleID).
 		Row().Scan(&c.ID, &c.Title, &c.NextSeq, &c.CreatedAt, &c.LastActivityAt)
 	if err != nil {
 		return nil, fmt.Errorf("create conversation: %w", err)
 	}
-	return c, nil
+	return &c, nil
 }
 
 // Get returns the user's live conversation, or ErrNotFound. Every ask

@@ -17,3 +17,12 @@ func (s *Chunks) SearchMany(ctx context.Context, qs []ChunkSearch) ([][]Chunk, [
 func (s *LessonMaterials) ReadMaterials(ctx context.Context, ids []string) ([]*LessonMaterial, []error) {
 	return s.read(s.db.WithContext(ctx), ids)
 }
+
+// RecordTurnBatch runs asks as one batch of BeginTurn, so a test knows
+// they share one statement (the batcher groups only the calls that
+// arrive while its workers are busy).
+var RecordTurnBatch = (*Messages).recordTurnBatch
+
+// CreateConversationBatch inserts checked conversations as one batch of
+// CreateWithContext.
+var CreateConversationBatch = (*Conversations).createBatch

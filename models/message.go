@@ -101,12 +101,15 @@ type Messages struct {
 	db *gorm.DB
 	// finishes stores the final states of answers ending together in one statement.
 	finishes *batcher[finishCall, *Message]
+	// turns records the questions of asks arriving together in one statement.
+	turns *batcher[TurnInput, *Turn]
 }
 
 // NewMessages returns the messages store.
 func NewMessages(db *gorm.DB) *Messages {
 	s := &Messages{db: db}
 	s.finishes = newBatcher(batchWorkers, batchMax, s.finishBatch)
+	s.turns = newBatcher(batchWorkers, batchMax, s.recordTurnBatch)
 	return s
 }
 

@@ -52,14 +52,21 @@ type Turn struct {
 // the title is set from the first question, and the thread becomes the
 // user's active one. Without an attachment all of it is one statement
 // (one round trip, row locks held only while it runs), since a class
-// asking at once queues every round trip on the connection pool; an
+// asking at once queues every round trip on the connection pool, and
+// the asks that arrive together share one (see turn_batch.go); an
 // attachment is added in the same transaction.
 func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 	if !validID(in.ConversationID) || !validID(in.UserID) {
 		return nil, ErrNotFound
 	}
 	if in.Attachment == nil {
-		return recordTurn(conn(ctx, s.db), in)
+		if inTx(ctx) {
+			return recordTurn(conn(ctx, s.db), in)
+		}
+		// The caller waits for its batch even when its request ends: a
+		// recorded turn nobody receives would stay streaming under this
+		// process's live lease, never generated and never swept.
+		return s.turns.do(context.WithoutCancel(ctx), in)
 	}
 	var t *Turn
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
@@ -155,11 +162,20 @@ func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
 	case r.QuestionID == nil:
 		return nil, fmt.Errorf("record question: the conversation changed while it was locked")
 	}
-	c := r.Conversation
-	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: r.Locale, HasContext: r.HasContext}
-	t.User = Message{ID: *r.QuestionID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
+	return newTurn(in, r.Conversation, *r.QuestionID, r.Locale, r.HasContext), nil
+}
+
+// newTurn is the Turn of a recorded question, c being the conversation
+// just after its two messages (they hold the seqs before c.NextSeq).
+func newTurn(in TurnInput, c Conversation, questionID, locale string, hasContext bool) *Turn {
+	period := Period(in.Now)
+	if len(in.Metadata) == 0 {
+		in.Metadata = JSON("{}")
+	}
+	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: locale, HasContext: hasContext}
+	t.User = Message{ID: questionID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
 		Content: in.Content, Status: StatusComplete, Metadata: in.Metadata, CreatedAt: in.Now, CompletedAt: &in.Now}
 	t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,
 		Role: RoleAssistant, Status: StatusStreaming, Metadata: JSON("{}"), QuotaPeriod: &period, CreatedAt: in.Now}
-	return t, nil
+	return t
 }
