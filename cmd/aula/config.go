@@ -46,6 +46,9 @@ type config struct {
 	SMTPURL  string
 	MailFrom string
 	BaseURL  string
+	// MemoryLimit is the Go runtime's soft memory limit in bytes
+	// (AULA_MEMORY_LIMIT; see memory.go).
+	MemoryLimit int64
 }
 
 // loadConfig reads and validates the environment; every problem is named in one error.
@@ -77,6 +80,7 @@ func loadConfig() (*config, error) {
 		SMTPURL:           e.str("AULA_SMTP_URL", ""),
 		MailFrom:          e.str("AULA_MAIL_FROM", ""),
 		BaseURL:           strings.TrimRight(e.str("AULA_BASE_URL", ""), "/"),
+		MemoryLimit:       e.memoryLimit(),
 	}
 	c.validate(e)
 	if len(e.problems) > 0 {

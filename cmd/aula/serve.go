@@ -28,6 +28,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	applyMemoryLimit(cfg.MemoryLimit)
 	db, err := openDatabase(ctx, cfg, log)
 	if err != nil {
 		return err

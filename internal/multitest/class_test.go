@@ -117,8 +117,11 @@ func classRun(b *testing.B, n int, door string) classRow {
 	dbURL, db := freshDB(b)
 	// The lease is the production default (the harness's 2 s makes the
 	// kill tests quick, and would renew every answer's row three times a second).
+	// AULA_MEMORY_LIMIT reaches the process, so the limit's cost can be
+	// measured (AULA_MEMORY_LIMIT=off against the default).
 	procs := start(b, env(dbURL, "AULA_LLM_PROVIDER=openai", "AULA_LLM_MODEL=fake-model",
-		"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+fake.URL+"/v1", "AULA_LEASE_TTL=15s"), "class")
+		"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+fake.URL+"/v1", "AULA_LEASE_TTL=15s",
+		"AULA_MEMORY_LIMIT="+os.Getenv("AULA_MEMORY_LIMIT")), "class")
 	p := procs[0]
 	accounts := n
 	if door == doorOne {
