@@ -36,6 +36,36 @@ func manyAtOnce(t *testing.T, calls int, check func(i int) error) {
 	}
 }
 
+// sessionCase is a session to load and what it holds ("" data: not found).
+type sessionCase struct{ id, data, user string }
+
+// storeSessions saves live sessions of several users, a session without
+// a user and an expired one, and returns the cases to load, an unknown
+// id among them.
+func storeSessions(t *testing.T, db *pgtest.DB, sessions *models.Sessions) []sessionCase {
+	t.Helper()
+	ctx := context.Background()
+	live := time.Now().Add(time.Hour)
+	var cases []sessionCase
+	for i := range 4 {
+		u := newUser(t, db, models.PlanFree)
+		c := sessionCase{id: fmt.Sprintf("live-%d", i), data: "values of " + u, user: u}
+		if err := sessions.Save(ctx, c.id, u, []byte(c.data), live); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	anon := sessionCase{id: "anonymous", data: "a visitor's values"}
+	if err := sessions.Save(ctx, anon.id, "", []byte(anon.data), live); err != nil {
+		t.Fatal(err)
+	}
+	expired := newUser(t, db, models.PlanFree)
+	if err := sessions.Save(ctx, "expired", expired, []byte("old values"), time.Now().Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	return append(cases, anon, sessionCase{id: "expired"}, sessionCase{id: "unknown"})
+}
+
 // TestSessionsLoadInParallel has many requests load their sessions at the
 // same moment: live sessions of several users (one named by many calls),
 // a session without a user, an expired and an unknown one. Each call gets
@@ -44,29 +74,7 @@ func TestSessionsLoadInParallel(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	sessions := models.NewSessions(db.DB)
-	live := time.Now().Add(time.Hour)
-	type want struct{ id, data, user string }
-	var cases []want
-	for i := range 4 {
-		u := newUser(t, db, models.PlanFree)
-		c := want{id: fmt.Sprintf("live-%d", i), data: "values of " + u, user: u}
-		if err := sessions.Save(ctx, c.id, u, []byte(c.data), live); err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, c)
-	}
-	anon := want{id: "anonymous", data: "a visitor's values"}
-	expired := want{id: "expired", data: "old values", user: newUser(t, db, models.PlanFree)}
-	for _, c := range []want{anon, expired} {
-		exp := live
-		if c.id == "expired" {
-			exp = time.Now().Add(-time.Minute)
-		}
-		if err := sessions.Save(ctx, c.id, c.user, []byte(c.data), exp); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cases = append(cases, anon, want{id: "expired"}, want{id: "unknown"})
+	cases := storeSessions(t, db, sessions)
 
 	manyAtOnce(t, 150, func(i int) error {
 		w := cases[i%len(cases)]
