@@ -91,6 +91,11 @@ type preparation struct {
 	assumed *job // the job as the front's thread and locale describe it
 	cancel  context.CancelFunc
 	result  func() ready
+	// mu guards the early provider call: discard ends it, and none
+	// starts after a discard.
+	mu        sync.Mutex
+	discarded bool
+	endCall   context.CancelFunc
 }
 
 // prepareEarly starts preparing the answer to in before its question is
@@ -106,10 +111,31 @@ func (s *Service) prepareEarly(ctx context.Context, in AskInput, question, plain
 	j := &job{answer: models.Message{UserID: in.UserID, ConversationID: c.ID}, conv: c, question: question,
 		plain: plain, beforeSeq: c.NextSeq, noHistory: c.NextSeq == 0, lang: in.Lang, passage: passage,
 		locale: &locale, start: s.now()}
+	genCtx, early := ctx, s.mayStartEarly(in.UserID)
 	ctx, cancel := context.WithTimeoutCause(ctx, s.cfg.AnswerTimeout, errAnswerTimeout)
 	p := &preparation{assumed: j, cancel: cancel}
-	p.result = soon(true, func() ready { return s.prepare(ctx, j, true) })
+	p.result = soon(true, func() ready {
+		r := s.prepare(ctx, j, true)
+		if early && r.o.status == "" && r.prov != nil {
+			r.prov = p.startCall(genCtx, r.prov, r.req)
+		}
+		return r
+	})
 	return p
+}
+
+// startCall starts the prepared request's provider call (see early.go)
+// under the generation's context, unless the preparation was discarded
+// meanwhile; it returns the provider the generation streams through.
+func (p *preparation) startCall(genCtx context.Context, prov Provider, req Request) Provider {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.discarded {
+		return prov
+	}
+	ctx, end := context.WithCancel(genCtx)
+	p.endCall = end
+	return startEarly(ctx, end, prov, req)
 }
 
 // wait is the prepared request once ready. It needs no context of its
@@ -139,8 +165,15 @@ func (s *Service) adopt(j *job, p *preparation, t *models.Turn) {
 // discard ends a preparation whose question was refused or whose
 // assumptions the recorded turn proved wrong; nil is none.
 func (p *preparation) discard() {
-	if p != nil {
-		p.cancel()
+	if p == nil {
+		return
+	}
+	p.cancel()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.discarded = true
+	if p.endCall != nil {
+		p.endCall()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,6 +30,9 @@ type Service struct {
 	// streams carries the answers in flight to their readers, here and
 	// on other processes, and drains them on shutdown.
 	streams *stream.Broker
+	// overQuota holds the users refused for the month's quota (user id →
+	// month), whose questions get no early provider call (early.go).
+	overQuota sync.Map
 }
 
 // New builds a service; call Start before serving and Close on shutdown.
@@ -138,6 +142,9 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 	if err != nil {
 		prep.discard()
 		s.streams.Abandon(st)
+		if errors.Is(err, ErrQuotaExceeded) {
+			s.noteOverQuota(in.UserID)
+		}
 		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) {
 			return nil, asRefusal(err)
 		}
