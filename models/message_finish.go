@@ -90,14 +90,24 @@ func finishAll(db *gorm.DB, calls []finishCall) ([]*Message, error) {
 		return nil, fmt.Errorf("finish answers: %w", err)
 	}
 	var rows []Message
-	err = db.Raw(`UPDATE messages m SET status = r.status, content = r.content, error_code = r.error_code,
+	// The rows are locked in id order, as lease renewal locks them: the
+	// two never deadlock (a deadlock's loser here would leave an answer
+	// unstored).
+	err = db.Raw(`WITH r AS MATERIALIZED (
+			SELECT DISTINCT ON (id) * FROM json_to_recordset(?::json) AS r(id uuid, status text, content text,
+				error_code text, provider text, model text, latency_ms int, ttft_ms int, tokens_in int, tokens_out int,
+				metadata jsonb, now timestamptz, owner text)
+		), l AS (
+			SELECT m.id FROM messages m JOIN r ON r.id = m.id
+			WHERE m.status = 'streaming' AND (r.owner = '' OR m.lease_owner = r.owner)
+			ORDER BY m.id FOR UPDATE OF m
+		)
+		UPDATE messages m SET status = r.status, content = r.content, error_code = r.error_code,
 			provider = r.provider, model = r.model, latency_ms = r.latency_ms, ttft_ms = r.ttft_ms,
 			tokens_in = r.tokens_in, tokens_out = r.tokens_out, metadata = r.metadata, completed_at = r.now,
 			lease_until = NULL
-		FROM json_to_recordset(?::json) AS r(id uuid, status text, content text, error_code text, provider text,
-			model text, latency_ms int, ttft_ms int, tokens_in int, tokens_out int, metadata jsonb,
-			now timestamptz, owner text)
-		WHERE m.id = r.id AND m.status = 'streaming' AND (r.owner = '' OR m.lease_owner = r.owner)
+		FROM l JOIN r ON r.id = l.id
+		WHERE m.id = l.id AND m.status = 'streaming'
 		RETURNING m.*`, string(arg)).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("finish answers: %w", err)

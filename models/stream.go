@@ -97,11 +97,16 @@ func (s *Streams) AppendBatch(ctx context.Context, owner string, pieces []Piece)
 	for i, p := range pieces {
 		ids[i], ats[i], texts[i] = p.ID, int64(p.At), p.Text
 	}
+	// Rows are locked in id order, as lease renewal and Finish lock them.
 	rows, err := s.db.QueryContext(ctx, `WITH v AS (
 			SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::text[]) AS v(id, at, text)
+		), l AS (
+			SELECT m.id FROM messages m JOIN v ON v.id = m.id WHERE m.status = 'streaming' AND m.lease_owner = $1
+			ORDER BY m.id FOR UPDATE OF m
 		), u AS (
 			UPDATE messages m SET content = m.content || v.text
-			FROM v WHERE m.id = v.id AND m.status = 'streaming' AND m.lease_owner = $1 AND octet_length(m.content) = v.at
+			FROM v JOIN l ON l.id = v.id
+			WHERE m.id = v.id AND m.status = 'streaming' AND m.lease_owner = $1 AND octet_length(m.content) = v.at
 			RETURNING m.id, octet_length(m.content) AS n
 		), note AS (
 			SELECT pg_notify('`+StreamChannel+`', CASE WHEN count(*) > `+fmt.Sprint(maxNotifiedIDs)+` THEN '*'
@@ -139,8 +144,14 @@ func (s *Streams) Renew(ctx context.Context, owner string, ids []string, ttl tim
 	if len(ids) == 0 {
 		return renewed, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `UPDATE messages SET lease_until = now() + $2 * interval '1 millisecond'
-		WHERE status = 'streaming' AND lease_owner = $1 AND id = ANY($3::uuid[]) RETURNING id::text`,
+	// Rows are locked in id order, as Finish's batch locks them, so the
+	// two never deadlock (a deadlock's loser would leave an answer unstored).
+	rows, err := s.db.QueryContext(ctx, `WITH l AS (
+			SELECT id FROM messages WHERE status = 'streaming' AND lease_owner = $1 AND id = ANY($3::uuid[])
+			ORDER BY id FOR UPDATE
+		)
+		UPDATE messages m SET lease_until = now() + $2 * interval '1 millisecond'
+		FROM l WHERE m.id = l.id RETURNING m.id::text`,
 		owner, Lease{TTL: ttl}.ttlMs(), ids)
 	if err != nil {
 		return nil, fmt.Errorf("renew leases: %w", err)
@@ -160,17 +171,23 @@ func (s *Streams) Renew(ctx context.Context, owner string, ids []string, ttl tim
 }
 
 // FailExpired ends every streaming answer whose lease ran out (or that
-// has none), except those self holds (a live owner, perhaps still storing
-// a final text after the database was away): status failed, error code "interrupted", text cleared, its
+// has none), except those self still holds (held: the ids of self's
+// answers in flight, a live owner perhaps still storing a final text
+// after the database was away). An answer of self's that it no longer
+// holds is ended too: its final write failed, and no other process would
+// ever sweep it while self lives. status failed, error code "interrupted", text cleared, its
 // question refunded, and an "end" notification for its followers. Rows
 // and refunds change in one statement with row locks skipped, so sweeps
 // racing on several processes, or with the owner's own Finish, refund a
 // question exactly once. It returns the ids it ended.
-func (s *Streams) FailExpired(ctx context.Context, now time.Time, self string) ([]string, error) {
+func (s *Streams) FailExpired(ctx context.Context, now time.Time, self string, held []string) ([]string, error) {
+	if held == nil {
+		held = []string{}
+	}
 	rows, err := s.db.QueryContext(ctx, `WITH dead AS (
 			SELECT id, user_id, quota_period FROM messages
 			WHERE status = 'streaming' AND (lease_until IS NULL OR lease_until < now())
-			  AND lease_owner IS DISTINCT FROM $2
+			  AND (lease_owner IS DISTINCT FROM $2 OR NOT (id = ANY($3::uuid[])))
 			ORDER BY lease_until NULLS FIRST LIMIT 500
 			FOR UPDATE SKIP LOCKED
 		), failed AS (
@@ -185,7 +202,7 @@ func (s *Streams) FailExpired(ctx context.Context, now time.Time, self string) (
 			WHERE p.user_id = r.user_id AND p.period = r.quota_period
 			RETURNING p.user_id
 		)
-		SELECT id::text, pg_notify('`+StreamChannel+`', id::text || ' end')::text FROM failed`, now, self)
+		SELECT id::text, pg_notify('`+StreamChannel+`', id::text || ' end')::text FROM failed`, now, self, held)
 	if err != nil {
 		return nil, fmt.Errorf("fail expired answers: %w", err)
 	}

@@ -133,7 +133,7 @@ func (b *Broker) Start(ctx context.Context) error {
 	if b.storeErr != nil {
 		return b.storeErr
 	}
-	ids, err := b.store.FailExpired(ctx, b.now(), b.cfg.InstanceID)
+	ids, err := b.store.FailExpired(ctx, b.now(), b.cfg.InstanceID, nil)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (b *Broker) Sweep(ctx context.Context) {
 		b.sawDatabase(b.store.Ping(rctx))
 		return
 	}
-	ids, err := b.store.FailExpired(rctx, b.now(), b.cfg.InstanceID)
+	ids, err := b.store.FailExpired(rctx, b.now(), b.cfg.InstanceID, b.hub.ids())
 	b.sawDatabase(err)
 	if err != nil {
 		if ctx.Err() == nil {
