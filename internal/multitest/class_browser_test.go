@@ -108,7 +108,7 @@ func (cb *classBrowser) browserAsk(base string, i int) (first, total time.Durati
 	tok := cb.br.csrf
 	cb.br.mu.Unlock()
 	res, err := cb.br.do(ctx, http.MethodPost, base+"/chat/"+cb.cid+"/messages",
-		url.Values{"content": {fmt.Sprintf("Student %d: how do VLANs and trunk ports work?", i)}},
+		url.Values{"content": {classQuestion(i)}},
 		map[string]string{"HX-Request": "true", "X-CSRF-Token": tok})
 	if err != nil {
 		return 0, 0, err
