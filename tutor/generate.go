@@ -99,6 +99,11 @@ func (s *Service) run(ctx context.Context, j *job) outcome {
 func (s *Service) provider(ctx context.Context) (*models.AIRoute, Provider, outcome) {
 	route, err := s.route(ctx, models.UseTutorChat)
 	if err != nil {
+		if c := causeCode(ctx); c != "" {
+			// The answer's time ran out (or it was stopped) while the
+			// route was read: that is why it ended, not the read.
+			return nil, nil, outcome{}.failed(c, "")
+		}
 		return nil, nil, outcome{}.failed(CodeContextError, err.Error())
 	}
 	o := outcome{provider: route.Provider, model: route.Model}
