@@ -42,6 +42,9 @@ type Turn struct {
 	// HasContext says whether the conversation holds earlier context
 	// turns: a first question without any has no history to read.
 	HasContext bool
+	// Usage is the user's count of the month as the question left it,
+	// read in the same statement (the page shows it after an ask).
+	Usage QuotaUsage
 }
 
 // BeginTurn records a question: the conversation must be the user's and
@@ -162,17 +165,19 @@ func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
 	case r.QuestionID == nil:
 		return nil, fmt.Errorf("record question: the conversation changed while it was locked")
 	}
-	return newTurn(in, r.Conversation, *r.QuestionID, r.Locale, r.HasContext), nil
+	return newTurn(in, r.Conversation, *r.QuestionID, r.Locale, r.HasContext, r.Plan, *r.Used), nil
 }
 
 // newTurn is the Turn of a recorded question, c being the conversation
-// just after its two messages (they hold the seqs before c.NextSeq).
-func newTurn(in TurnInput, c Conversation, questionID, locale string, hasContext bool) *Turn {
+// just after its two messages (they hold the seqs before c.NextSeq), the
+// user on plan with used questions counted this month.
+func newTurn(in TurnInput, c Conversation, questionID, locale string, hasContext bool, plan string, used int) *Turn {
 	period := Period(in.Now)
 	if len(in.Metadata) == 0 {
 		in.Metadata = JSON("{}")
 	}
-	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: locale, HasContext: hasContext}
+	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: locale, HasContext: hasContext,
+		Usage: QuotaUsage{Plan: plan, Period: period, Used: used, Limit: PlanLimit(plan), ResetAt: NextPeriod(in.Now)}}
 	t.User = Message{ID: questionID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
 		Content: in.Content, Status: StatusComplete, Metadata: in.Metadata, CreatedAt: in.Now, CompletedAt: &in.Now}
 	t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,

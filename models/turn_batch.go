@@ -219,5 +219,5 @@ func (r turnsRow) turn(in TurnInput) (*Turn, error) {
 	// The caller sees its conversation as the single statement shows it:
 	// just after its own two messages.
 	c.NextSeq = *r.Seq + 2
-	return newTurn(in, c, *r.QuestionID, r.Locale, r.HasContext), nil
+	return newTurn(in, c, *r.QuestionID, r.Locale, r.HasContext, r.Plan, r.Used), nil
 }

@@ -109,6 +109,8 @@ type AskResult struct {
 	Conversation     models.Conversation
 	UserMessage      models.Message
 	AssistantMessage models.Message
+	// Usage is the user's count of the month as the question left it.
+	Usage models.QuotaUsage
 }
 
 // Ask records a question and starts answering it; the answer streams
@@ -160,7 +162,8 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		s.finishFailed(j, CodeInterrupted)
 		return nil, refused(RefusedBusy, ErrClosed)
 	}
-	return &AskResult{Conversation: turn.Conversation, UserMessage: turn.User, AssistantMessage: turn.Assistant}, nil
+	return &AskResult{Conversation: turn.Conversation, UserMessage: turn.User, AssistantMessage: turn.Assistant,
+		Usage: turn.Usage}, nil
 }
 
 // launch starts the generation unless the service is closing.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -56,31 +57,35 @@ var streamURL = regexp.MustCompile(`/messages/([0-9a-f-]{36})/stream`)
 // stream, runs a fixed, small number of statements: a class asking at
 // once queues each of them on the connection pool. The ask reads the
 // session with its user (one statement) and the thread (one; the answer's
-// request is prepared from it while the turn is recorded), records the
-// turn (one) and, under a limited plan, reads the month's count (one); the
+// request is prepared from it while the turn is recorded) and records the
+// turn (one, which also returns the month's count the page shows); the
 // stream reads the session with its user and follows the answer in memory.
 func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 	for _, tc := range []struct {
 		plan        string
 		ask, stream int64
 	}{
-		{models.PlanFree, 4, 1},
+		{models.PlanFree, 3, 1},
 		{models.PlanPro, 3, 1},
 	} {
 		t.Run(tc.plan, func(t *testing.T) {
-			ask, stream := askStatements(t, tc.plan)
+			ask, stream, body := askStatements(t, tc.plan)
 			t.Logf("the ask runs %d statements, its stream %d up to the first chunk", ask, stream)
 			if ask != tc.ask || stream != tc.stream {
 				t.Errorf("the ask runs %d statements and its stream %d before the first chunk, want %d and %d",
 					ask, stream, tc.ask, tc.stream)
+			}
+			// The month's count comes with the turn: the bar shows this question.
+			if tc.plan == models.PlanFree && !strings.Contains(body, `data-used="1" data-limit="3"`) {
+				t.Errorf("the ask's usage bar does not show 1 of 3 questions:\n%s", body)
 			}
 		})
 	}
 }
 
 // askStatements counts the statements of an HTMX ask by a user of plan,
-// and of its stream up to the first chunk.
-func askStatements(t *testing.T, plan string) (ask, stream int64) {
+// and of its stream up to the first chunk, and the ask's answer.
+func askStatements(t *testing.T, plan string) (ask, stream int64, body string) {
 	t.Helper()
 	st := &stepper{tokens: []string{"Hello", " there."}, step: make(chan struct{})}
 	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
@@ -109,7 +114,7 @@ func askStatements(t *testing.T, plan string) (ask, stream int64) {
 	stream = n.Load()
 	st.step <- struct{}{}
 	live.Rest(t)
-	return ask, stream
+	return ask, stream, body
 }
 
 // Someone else's thread is a 404 to the ask, and nothing is written,

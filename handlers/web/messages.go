@@ -76,28 +76,12 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 		a.questionView(ctx, u.ID, res.UserMessage, file != nil, inPanel),
 		{ID: res.AssistantMessage.ID, Role: models.RoleAssistant, Status: models.StatusStreaming, InPanel: inPanel},
 	}
-	usage, err := a.usageAfterAsk(ctx, u)
-	if err != nil {
-		return err
-	}
 	var first *views.ThreadView
 	if res.UserMessage.Seq == 0 && !inPanel {
 		th := threadView(res.Conversation, &res.Conversation)
 		first = &th
 	}
-	return a.fragment(c, http.StatusOK, views.AskResponse(bubbles, usage, first))
-}
-
-// usageAfterAsk is the month's count an ask's answer shows. The bar and
-// the call to action are drawn only under a limit, so an unlimited
-// plan's count (most of a class) is not read: the plan is the signed-in
-// user's, read with the session.
-func (a *App) usageAfterAsk(ctx context.Context, u *models.User) (models.QuotaUsage, error) {
-	now := a.Tutor.Now()
-	if models.PlanLimit(u.Plan) == 0 {
-		return models.QuotaUsage{Plan: u.Plan, Period: models.Period(now), ResetAt: models.NextPeriod(now)}, nil
-	}
-	return a.Quotas.Usage(ctx, u.ID, now)
+	return a.fragment(c, http.StatusOK, views.AskResponse(bubbles, res.Usage, first))
 }
 
 // questionView is the bubble of a question just asked, with its file and
