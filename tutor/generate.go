@@ -99,12 +99,7 @@ func (s *Service) run(ctx context.Context, j *job) outcome {
 func (s *Service) provider(ctx context.Context) (*models.AIRoute, Provider, outcome) {
 	route, err := s.route(ctx, models.UseTutorChat)
 	if err != nil {
-		if c := causeCode(ctx); c != "" {
-			// The answer's time ran out (or it was stopped) while the
-			// route was read: that is why it ended, not the read.
-			return nil, nil, outcome{}.failed(c, "")
-		}
-		return nil, nil, outcome{}.failed(CodeContextError, err.Error())
+		return nil, nil, outcome{}.readFailed(ctx, err)
 	}
 	o := outcome{provider: route.Provider, model: route.Model}
 	prov, err := s.OpenProvider(ctx, *route)
@@ -175,6 +170,17 @@ func (o outcome) ended(cause, err error, text string) outcome {
 func (o outcome) failed(code, detail string) outcome {
 	o.status, o.code, o.detail = models.StatusFailed, code, detail
 	return o
+}
+
+// readFailed is o ended by a read (the route, the history, the
+// sources, the lesson) that failed with err under ctx. When the answer's
+// time ran out or it was stopped meanwhile, that is why it ended, not
+// the read.
+func (o outcome) readFailed(ctx context.Context, err error) outcome {
+	if c := causeCode(ctx); c != "" {
+		return o.failed(c, "")
+	}
+	return o.failed(CodeContextError, err.Error())
 }
 
 // causeCode names why ctx ended, "" if it has not.

@@ -61,10 +61,8 @@ func (s *Service) prepare(ctx context.Context, j *job, early bool) ready {
 	switch {
 	case o.status != "":
 		return ready{o: o}
-	case err != nil && causeCode(ctx) != "":
-		return ready{o: o.failed(causeCode(ctx), "")}
 	case err != nil:
-		return ready{o: o.failed(CodeContextError, err.Error())}
+		return ready{o: o.readFailed(ctx, err)}
 	}
 	req.Model, req.Temperature, req.MaxTokens = p.route.Model, p.route.Temperature, p.route.MaxTokens
 	if o.model == "" {
