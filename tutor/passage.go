@@ -74,7 +74,7 @@ func checkPassage(text string) (string, error) {
 
 // passageFor checks the passage of a question in conversation convID and
 // finds its section; nil when the question has none. The thread is read
-// unless the front already knew it. The passage must be
+// unless the front already knew it (known, nil if not). The passage must be
 // text of the conversation's own lesson, as the page shows it: the client
 // says nothing about where it lies, the server finds the section.
 func (s *Service) passageFor(ctx context.Context, userID, convID string, known *Known, text string) (*Passage, error) {
@@ -83,7 +83,7 @@ func (s *Service) passageFor(ctx context.Context, userID, convID string, known *
 		return nil, err
 	}
 	var conv *models.Conversation
-	if known != nil && known.Conversation.ID == convID {
+	if known != nil {
 		conv = &known.Conversation
 	} else if conv, err = s.convs.Get(ctx, userID, convID); err != nil {
 		return nil, err

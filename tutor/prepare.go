@@ -102,10 +102,11 @@ type preparation struct {
 // generation's, so a Stop or a shutdown ends the preparation too; the
 // answer's time limit counts from here.
 func (s *Service) prepareEarly(ctx context.Context, in AskInput, question, plain string, passage *Passage) *preparation {
-	if in.Known == nil || in.Known.Conversation.ID != in.ConversationID {
+	known := in.known()
+	if known == nil {
 		return nil
 	}
-	c, locale := in.Known.Conversation, in.Known.Locale
+	c, locale := known.Conversation, known.Locale
 	j := &job{answer: models.Message{UserID: in.UserID, ConversationID: c.ID}, conv: c, question: question,
 		plain: plain, beforeSeq: c.NextSeq, noHistory: c.NextSeq == 0, lang: in.Lang, passage: passage,
 		locale: &locale, start: s.now()}

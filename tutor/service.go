@@ -103,6 +103,15 @@ type Known struct {
 	Locale       string
 }
 
+// known is what the front read for this question, nil when nothing or
+// when it read another thread than the one asked in.
+func (in AskInput) known() *Known {
+	if in.Known == nil || in.Known.Conversation.ID != in.ConversationID {
+		return nil
+	}
+	return in.Known
+}
+
 // AskResult is what Ask recorded: the question and the pending answer,
 // whose text streams through Stream.
 type AskResult struct {
@@ -127,7 +136,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		// name the file (a language-neutral label).
 		content = "📎 " + in.Attachment.Filename
 	}
-	passage, err := s.passageFor(ctx, in.UserID, in.ConversationID, in.Known, in.Passage)
+	passage, err := s.passageFor(ctx, in.UserID, in.ConversationID, in.known(), in.Passage)
 	if err != nil {
 		return nil, err
 	}
