@@ -57,17 +57,24 @@ func readAsk(c echo.Context) (handlers.OutsideQuestion, error) {
 	return q, nil
 }
 
+// ask records the request's question for u, the signed-in user, as both
+// tutor doors do: u's locale, read by authentication, lets a new
+// conversation's first answer be prepared while its question is recorded.
+func (a *App) ask(c echo.Context, u *models.User) (*tutor.AskResult, error) {
+	q, err := readAsk(c)
+	if err != nil {
+		return nil, err
+	}
+	q.Locale = &u.Locale
+	return a.Outside.Ask(c.Request().Context(), u.ID, q)
+}
+
 // apiStream asks and streams the answer as server-sent `data:` lines of
 // JSON, each flushed as the provider emits it.
 func (a *App) apiStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
-	q, err := readAsk(c)
-	if err != nil {
-		return err
-	}
-	q.Locale = &u.Locale
-	res, err := a.Outside.Ask(ctx, u.ID, q)
+	res, err := a.ask(c, u)
 	if err != nil {
 		return err
 	}
@@ -129,12 +136,7 @@ type chatAnswer struct {
 func (a *App) apiChat(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
-	q, err := readAsk(c)
-	if err != nil {
-		return err
-	}
-	q.Locale = &u.Locale
-	res, err := a.Outside.Ask(ctx, u.ID, q)
+	res, err := a.ask(c, u)
 	if err != nil {
 		return err
 	}
