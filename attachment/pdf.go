@@ -96,17 +96,19 @@ type budgetReader struct {
 	deadline time.Time
 	reads    int
 	bytes    int64
-	exceeded bool
-	byClock  bool // the deadline, not a count, ended the read
+	// stopped is nil until the read is ended: errPDFBudget when a count
+	// ended it, errPDFClock when the deadline did.
+	stopped error
 }
 
 func (b *budgetReader) check() {
-	if b.exceeded || b.reads > pdfMaxReads || b.bytes > pdfMaxReadBytes {
-		b.exceeded = true
-		panic(budgetExceeded{})
+	if b.stopped == nil && (b.reads > pdfMaxReads || b.bytes > pdfMaxReadBytes) {
+		b.stopped = errPDFBudget
 	}
-	if time.Now().After(b.deadline) {
-		b.exceeded, b.byClock = true, true
+	if b.stopped == nil && time.Now().After(b.deadline) {
+		b.stopped = errPDFClock
+	}
+	if b.stopped != nil {
 		panic(budgetExceeded{})
 	}
 }
@@ -223,12 +225,12 @@ func readPDF(data []byte, soft time.Duration) (text string, pages int, truncated
 	}
 	text = strings.TrimSpace(x.b.String())
 	if text == "" {
-		if encrypted && !br.exceeded {
+		if encrypted && br.stopped == nil {
 			// The library opened it with the empty user password but could
 			// not decrypt it (it mishandles 40-bit RC4 keys, for one).
 			return "", 0, false, &PDFError{Reason: "it is encrypted in a way we cannot read; save or print it as an unencrypted PDF and upload that", Cause: firstErr}
 		}
-		if firstErr != nil || br.exceeded {
+		if firstErr != nil || br.stopped != nil {
 			return "", 0, false, pdfFailure(firstErr, br)
 		}
 		return "", 0, false, &PDFError{Reason: "it has no text layer (scanned pages or images need OCR; paste the text instead)"}
@@ -273,11 +275,8 @@ func checkXrefChains(r *pdf.Reader) error {
 // pdfFailure turns a library error into a PDFError a student can act on.
 func pdfFailure(err error, br *budgetReader) error {
 	switch {
-	case br.exceeded:
-		cause := errPDFBudget
-		if br.byClock {
-			cause = errPDFClock
-		}
+	case br.stopped != nil:
+		cause := br.stopped
 		if err != nil {
 			cause = fmt.Errorf("%w: %v", cause, err)
 		}
