@@ -148,37 +148,53 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 			if tc.chunksUp != (text.Len() > 0) {
 				t.Errorf("text seen before the failure: %q", text.String())
 			}
-			m := apptest.Message(t, s, mid)
-			if m.Status != models.StatusFailed || m.Content != "" || (tc.code != "" && m.ErrorCode != tc.code) {
-				t.Fatalf("stored %s %q content %q, want failed %q with no text", m.Status, m.ErrorCode, m.Content, tc.code)
-			}
-			if n := questionsUsed(t, s, u.ID); n != 0 {
-				t.Errorf("%d questions counted after a failed answer, want 0 (refunded)", n)
-			}
-			page := st.web.Get("/chat/" + cid)
-			if got := page.Doc.Find("#usage").AttrOr("data-used", ""); got != "0" {
-				t.Errorf("usage bar shows %q used, want 0", got)
-			}
-			if got := page.Doc.Find("#m-"+mid).AttrOr("data-status", ""); got != models.StatusFailed {
-				t.Errorf("the thread shows the answer as %q", got)
-			}
+			failedAndRefunded(t, s, st, cid, mid, u.ID, tc.code)
 
 			up.use(proxyTo(good))
-			status, body, err := st.do(ctx, http.MethodPost, "/messages/"+mid+"/retry", url.Values{}, true)
-			if err != nil || status != http.StatusOK || !strings.Contains(body, `id="m-`+mid+`"`) {
-				t.Fatalf("retry: %d %v %.300s", status, err, body)
-			}
-			final, err = st.stream(ctx, mid, nil)
-			if err != nil || final.Type != "done" || !strings.Contains(final.Data, "A VLAN splits one switch.") {
-				t.Fatalf("retried stream ended %q %v: %.300s", final.Type, err, final.Data)
-			}
-			if m := apptest.Message(t, s, mid); m.Status != models.StatusComplete || m.Content != good.Answer() {
-				t.Fatalf("after retry stored %s %q", m.Status, m.Content)
-			}
-			if n := questionsUsed(t, s, u.ID); n != 1 {
-				t.Errorf("%d questions counted after the retry answered, want 1", n)
-			}
+			retryAnswersInPlace(t, s, st, good, mid, u.ID)
 		})
+	}
+}
+
+// failedAndRefunded checks that the answer mid in the thread cid is
+// stored failed with code ("" for any) and no text, that its question
+// was refunded, and that the thread shows both.
+func failedAndRefunded(t *testing.T, s *apptest.Server, st *student, cid, mid, userID, code string) {
+	t.Helper()
+	m := apptest.Message(t, s, mid)
+	if m.Status != models.StatusFailed || m.Content != "" || (code != "" && m.ErrorCode != code) {
+		t.Fatalf("stored %s %q content %q, want failed %q with no text", m.Status, m.ErrorCode, m.Content, code)
+	}
+	if n := questionsUsed(t, s, userID); n != 0 {
+		t.Errorf("%d questions counted after a failed answer, want 0 (refunded)", n)
+	}
+	page := st.web.Get("/chat/" + cid)
+	if got := page.Doc.Find("#usage").AttrOr("data-used", ""); got != "0" {
+		t.Errorf("usage bar shows %q used, want 0", got)
+	}
+	if got := page.Doc.Find("#m-"+mid).AttrOr("data-status", ""); got != models.StatusFailed {
+		t.Errorf("the thread shows the answer as %q", got)
+	}
+}
+
+// retryAnswersInPlace retries the failed answer mid against the provider
+// good, which now serves: it answers in place and counts the question again.
+func retryAnswersInPlace(t *testing.T, s *apptest.Server, st *student, good *fakellm.Server, mid, userID string) {
+	t.Helper()
+	ctx := context.Background()
+	status, body, err := st.do(ctx, http.MethodPost, "/messages/"+mid+"/retry", url.Values{}, true)
+	if err != nil || status != http.StatusOK || !strings.Contains(body, `id="m-`+mid+`"`) {
+		t.Fatalf("retry: %d %v %.300s", status, err, body)
+	}
+	final, err := st.stream(ctx, mid, nil)
+	if err != nil || final.Type != "done" || !strings.Contains(final.Data, "A VLAN splits one switch.") {
+		t.Fatalf("retried stream ended %q %v: %.300s", final.Type, err, final.Data)
+	}
+	if m := apptest.Message(t, s, mid); m.Status != models.StatusComplete || m.Content != good.Answer() {
+		t.Fatalf("after retry stored %s %q", m.Status, m.Content)
+	}
+	if n := questionsUsed(t, s, userID); n != 1 {
+		t.Errorf("%d questions counted after the retry answered, want 1", n)
 	}
 }
 
