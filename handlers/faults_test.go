@@ -293,17 +293,7 @@ func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
 		t.Fatalf("first chunk %q", ev.Data)
 	}
 
-	cluster := pgtest.Cluster()
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted { // a failed restart may leave it stopped
-			_ = cluster.Resume(context.Background())
-		}
-	})
-	if err := cluster.Restart(ctx); err != nil {
-		t.Fatalf("restart the test cluster: %v", err)
-	}
-	restarted = true
+	restartDatabase(t)
 	close(release)
 
 	text, end := conn.Rest(t)
@@ -321,15 +311,39 @@ func TestFaultDatabaseRestartsMidAnswer(t *testing.T) {
 		t.Errorf("answer ended %s", m.Status)
 	}
 	t.Logf("after the restart the answer ended %s %q", m.Status, m.ErrorCode)
+	servesAgain(t, s, st, cid, mid, m.Status)
+}
 
-	// Serving again, same process: the thread, then a new question end to end.
+// restartDatabase restarts the test's PostgreSQL cluster; should the
+// restart fail, the cluster is resumed at cleanup.
+func restartDatabase(t *testing.T) {
+	t.Helper()
+	cluster := pgtest.Cluster()
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted { // a failed restart may leave it stopped
+			_ = cluster.Resume(context.Background())
+		}
+	})
+	if err := cluster.Restart(context.Background()); err != nil {
+		t.Fatalf("restart the test cluster: %v", err)
+	}
+	restarted = true
+}
+
+// servesAgain checks that the process serves again after the database
+// came back: the thread shows the answer mid as status, and a new
+// question is answered end to end with nothing left streaming.
+func servesAgain(t *testing.T, s *apptest.Server, st *student, cid, mid, status string) {
+	t.Helper()
+	ctx := context.Background()
 	page := st.web.Get("/chat/" + cid)
-	if page.Status != http.StatusOK || page.Doc.Find("#m-"+mid).AttrOr("data-status", "") != m.Status {
+	if page.Status != http.StatusOK || page.Doc.Find("#m-"+mid).AttrOr("data-status", "") != status {
 		t.Fatalf("thread after the restart: %d, bubble %q", page.Status, page.Doc.Find("#m-"+mid).AttrOr("data-status", ""))
 	}
-	mid2, status, err := st.ask(ctx, cid, "And now?")
-	if err != nil || status != http.StatusOK {
-		t.Fatalf("ask after the restart: %d %v", status, err)
+	mid2, code, err := st.ask(ctx, cid, "And now?")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("ask after the restart: %d %v", code, err)
 	}
 	if final, err := st.stream(ctx, mid2, nil); err != nil || final.Type != "done" {
 		t.Fatalf("answer after the restart: %q %v", final.Type, err)
