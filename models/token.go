@@ -52,22 +52,12 @@ func (APIToken) TableName() string { return "api_tokens" }
 // Tokens is the store of personal API tokens; every query is scoped by user.
 type Tokens struct {
 	db *gorm.DB
-	// batch authenticates the tokens of requests arriving together in one statement.
-	batch *batcher[tokenLookup, *tokenUser]
+	// find authenticates the tokens of requests arriving together in one statement.
+	find *reader[tokenLookup, *tokenUser]
 }
 
 // NewTokens returns the API token store.
-func NewTokens(db *gorm.DB) *Tokens {
-	s := &Tokens{db: db}
-	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, ins []tokenLookup) ([]*tokenUser, []error) {
-		found, err := s.findTokens(s.db.WithContext(ctx), ins)
-		if err != nil {
-			return eachErr[*tokenUser](len(ins), err)
-		}
-		return found, make([]error, len(ins))
-	})
-	return s
-}
+func NewTokens(db *gorm.DB) *Tokens { return &Tokens{db: db, find: newReader(db, findTokens)} }
 
 // hashToken is what the database keeps of a token.
 func hashToken(raw string) []byte {
@@ -159,16 +149,7 @@ func (s *Tokens) Authenticate(ctx context.Context, raw string, now time.Time) (*
 		return nil, nil, ErrInvalidToken
 	}
 	sum := hashToken(raw)
-	in := tokenLookup{Hash: hex.EncodeToString(sum), Now: now}
-	var r *tokenUser
-	var err error
-	if inTx(ctx) {
-		var found []*tokenUser
-		found, err = s.findTokens(conn(ctx, s.db), []tokenLookup{in})
-		r = found[0]
-	} else {
-		r, err = s.batch.do(ctx, in)
-	}
+	r, err := s.find.get(ctx, tokenLookup{Hash: hex.EncodeToString(sum), Now: now})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,7 +174,7 @@ type tokenLookup struct {
 // findTokens authenticates many tokens in one statement; found[i] is
 // nil when ins[i] is unknown or revoked. A token named twice (one
 // account's requests at once) is read once and touched once.
-func (s *Tokens) findTokens(db *gorm.DB, ins []tokenLookup) ([]*tokenUser, error) {
+func findTokens(db *gorm.DB, ins []tokenLookup) ([]*tokenUser, error) {
 	arg, err := json.Marshal(ins)
 	if err != nil {
 		return nil, fmt.Errorf("find tokens: %w", err)
@@ -216,13 +197,9 @@ func (s *Tokens) findTokens(db *gorm.DB, ins []tokenLookup) ([]*tokenUser, error
 	if err != nil {
 		return nil, fmt.Errorf("find tokens: %w", err)
 	}
-	byHash := make(map[string]*tokenUser, len(rows))
-	for i := range rows {
-		byHash[hex.EncodeToString(rows[i].TokenHash)] = &rows[i]
-	}
-	found := make([]*tokenUser, len(ins))
+	hashes := make([]string, len(ins))
 	for i, in := range ins {
-		found[i] = byHash[in.Hash]
+		hashes[i] = in.Hash
 	}
-	return found, nil
+	return matched(hashes, rows, func(r *tokenUser) string { return hex.EncodeToString(r.TokenHash) }), nil
 }
