@@ -149,9 +149,9 @@ func inTx(ctx context.Context) bool {
 	return ok
 }
 
-// reader is a keyed read that a class's requests all make (a session, a
-// thread): calls outside a transaction share batched statements, a call
-// inside one reads in it.
+// reader is a keyed statement that a class's requests all make (a
+// session, a thread, an answer's final state): calls outside a
+// transaction share batched statements, a call inside one runs in it.
 type reader[In, Out any] struct {
 	db *gorm.DB
 	// read answers many inputs in one statement: outs[i] belongs to ins[i].

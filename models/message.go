@@ -100,7 +100,7 @@ type Message struct {
 type Messages struct {
 	db *gorm.DB
 	// finishes stores the final states of answers ending together in one statement.
-	finishes *batcher[finishCall, *Message]
+	finishes *reader[finishCall, *Message]
 	// turns records the questions of asks arriving together in one statement.
 	turns *batcher[TurnInput, *Turn]
 }
@@ -108,7 +108,7 @@ type Messages struct {
 // NewMessages returns the messages store.
 func NewMessages(db *gorm.DB) *Messages {
 	s := &Messages{db: db}
-	s.finishes = newBatcher(batchWorkers, batchMax, s.finishBatch)
+	s.finishes = newReader(db, finishAll)
 	s.turns = newBatcher(batchWorkers, batchMax, s.recordTurnBatch)
 	return s
 }

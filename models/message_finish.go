@@ -62,23 +62,7 @@ func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (*Mess
 	c := finishCall{ID: id, Status: in.Status, Content: strings.ReplaceAll(strings.ToValidUTF8(in.Content, "\uFFFD"), "\x00", ""),
 		ErrorCode: in.ErrorCode, Provider: in.Provider, Model: in.Model, LatencyMs: in.LatencyMs, TtftMs: in.TtftMs,
 		TokensIn: in.TokensIn, TokensOut: in.TokensOut, Metadata: meta, Now: in.Now, Owner: in.LeaseOwner}
-	if inTx(ctx) {
-		stored, err := finishAll(conn(ctx, s.db), []finishCall{c})
-		if err != nil {
-			return nil, err
-		}
-		return stored[0], nil
-	}
-	return s.finishes.do(ctx, c)
-}
-
-// finishBatch is the batcher's statement for Finish.
-func (s *Messages) finishBatch(ctx context.Context, calls []finishCall) ([]*Message, []error) {
-	stored, err := finishAll(s.db.WithContext(ctx), calls)
-	if err != nil {
-		return eachErr[*Message](len(calls), err)
-	}
-	return stored, make([]error, len(calls))
+	return s.finishes.get(ctx, c)
 }
 
 // finishAll stores many answers' final states in one statement; stored[i]
