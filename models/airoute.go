@@ -41,19 +41,13 @@ func (AIRoute) TableName() string { return "ai_routes" }
 // AIRoutes is the store of provider routes.
 type AIRoutes struct {
 	db *gorm.DB
-	// batch reads the routes of the questions asked together in one
+	// get reads the routes of the questions asked together in one
 	// statement: every question of a class reads the same row.
-	batch *batcher[string, *AIRoute]
+	get *reader[string, *AIRoute]
 }
 
 // NewAIRoutes returns the routes store.
-func NewAIRoutes(db *gorm.DB) *AIRoutes {
-	s := &AIRoutes{db: db}
-	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, useCases []string) ([]*AIRoute, []error) {
-		return s.readRoutes(s.db.WithContext(ctx), useCases)
-	})
-	return s
-}
+func NewAIRoutes(db *gorm.DB) *AIRoutes { return &AIRoutes{db: db, get: newReader(db, readRoutes)} }
 
 // Get returns the route of a use case, or ErrNotFound. It is read on
 // every call (an admin's change applies to the next question, on every
@@ -62,31 +56,27 @@ func NewAIRoutes(db *gorm.DB) *AIRoutes {
 // every change committed before it: joining a read already running could
 // answer with the route as it was before an admin saved a new one.
 func (s *AIRoutes) Get(ctx context.Context, useCase string) (*AIRoute, error) {
-	if inTx(ctx) {
-		outs, errs := s.readRoutes(conn(ctx, s.db), []string{useCase})
-		return outs[0], errs[0]
+	r, err := s.get.get(ctx, useCase)
+	if err != nil {
+		return nil, err
 	}
-	return s.batch.do(ctx, useCase)
+	if r == nil {
+		return nil, ErrNotFound
+	}
+	// Callers asking for the same use case share the batch's row; each
+	// gets its own copy.
+	own := *r
+	return &own, nil
 }
 
-// readRoutes reads the routes of useCases in one statement; a use case
-// without a row gets ErrNotFound. Each caller gets its own copy.
-func (s *AIRoutes) readRoutes(db *gorm.DB, useCases []string) ([]*AIRoute, []error) {
+// readRoutes reads the routes of useCases in one statement; routes[i] is
+// nil when useCases[i] has no row.
+func readRoutes(db *gorm.DB, useCases []string) ([]*AIRoute, error) {
 	var rows []AIRoute
 	if err := db.Where("use_case IN ?", distinct(useCases)).Find(&rows).Error; err != nil {
-		return eachErr[*AIRoute](len(useCases), fmt.Errorf("read routes: %w", err))
+		return nil, fmt.Errorf("read routes: %w", err)
 	}
-	outs, errs := make([]*AIRoute, len(useCases)), make([]error, len(useCases))
-	for i, uc := range useCases {
-		errs[i] = ErrNotFound
-		for _, r := range rows {
-			if r.UseCase == uc {
-				outs[i], errs[i] = &r, nil
-				break
-			}
-		}
-	}
-	return outs, errs
+	return matched(useCases, rows, func(r *AIRoute) string { return r.UseCase }), nil
 }
 
 // distinct is list without repeats, in first-seen order.
