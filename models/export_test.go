@@ -14,8 +14,19 @@ func (s *Chunks) SearchMany(ctx context.Context, qs []ChunkSearch) ([][]Chunk, [
 }
 
 // ReadMaterials answers a batch of lesson reads as the batcher would.
+// A lesson that does not exist is ErrNotFound, as Get answers it.
 func (s *LessonMaterials) ReadMaterials(ctx context.Context, ids []string) ([]*LessonMaterial, []error) {
-	return s.read(s.db.WithContext(ctx), ids)
+	ms, err := readMaterials(s.db.WithContext(ctx), ids)
+	if err != nil {
+		return eachErr[*LessonMaterial](len(ids), err)
+	}
+	errs := make([]error, len(ids))
+	for i, m := range ms {
+		if m == nil {
+			errs[i] = ErrNotFound
+		}
+	}
+	return ms, errs
 }
 
 // RecordTurnBatch runs asks as one batch of BeginTurn, so a test knows

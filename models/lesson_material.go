@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"gorm.io/gorm"
 )
@@ -19,57 +20,47 @@ type LessonMaterial struct {
 // one read of each lesson they name (see batcher), instead of two round
 // trips each queued on the connection pool.
 type LessonMaterials struct {
-	db    *gorm.DB
-	batch *batcher[string, *LessonMaterial]
+	db  *gorm.DB
+	get *reader[string, *LessonMaterial]
 }
 
 // NewLessonMaterials returns the store on db.
 func NewLessonMaterials(db *gorm.DB) *LessonMaterials {
-	s := &LessonMaterials{db: db}
-	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, ids []string) ([]*LessonMaterial, []error) {
-		return s.read(s.db.WithContext(ctx), ids)
-	})
-	return s
+	return &LessonMaterials{db: db, get: newReader(db, readMaterials)}
 }
 
 // Get returns a lesson with its sections in order, or ErrNotFound.
 func (s *LessonMaterials) Get(ctx context.Context, lessonID string) (*LessonMaterial, error) {
-	if inTx(ctx) {
-		ms, errs := s.read(conn(ctx, s.db), []string{lessonID})
-		return ms[0], errs[0]
+	m, err := s.get.get(ctx, lessonID)
+	if err == nil && m == nil {
+		err = ErrNotFound
 	}
-	return s.batch.do(ctx, lessonID)
+	return m, err
 }
 
-// read reads the lessons ids name and their sections, two statements for
-// all of them; a lesson that does not exist is ErrNotFound. Every caller
-// gets its own copy.
-func (s *LessonMaterials) read(db *gorm.DB, ids []string) ([]*LessonMaterial, []error) {
+// readMaterials reads the lessons ids name and their sections, two
+// statements for all of them; out[i] is nil when ids[i] does not exist.
+// Every caller gets its own copy.
+func readMaterials(db *gorm.DB, ids []string) ([]*LessonMaterial, error) {
 	want := distinct(ids)
 	var lessons []Lesson
 	if err := db.Where("id IN ?", want).Find(&lessons).Error; err != nil {
-		return eachErr[*LessonMaterial](len(ids), fmt.Errorf("read lessons: %w", err))
+		return nil, fmt.Errorf("read lessons: %w", err)
 	}
 	var rows []Chunk
 	err := db.Raw(lessonSectionsSQL+` WHERE c.lesson_id IN ? ORDER BY c.lesson_id, c.position`, want).Scan(&rows).Error
 	if err != nil {
-		return eachErr[*LessonMaterial](len(ids), fmt.Errorf("lesson chunks: %w", err))
+		return nil, fmt.Errorf("lesson chunks: %w", err)
 	}
-	outs, errs := make([]*LessonMaterial, len(ids)), make([]error, len(ids))
-	for i, id := range ids {
-		errs[i] = ErrNotFound
-		for _, l := range lessons {
-			if l.ID == id {
-				m := &LessonMaterial{Lesson: l}
-				for _, c := range rows {
-					if c.LessonID == id {
-						m.Chunks = append(m.Chunks, c)
-					}
-				}
-				outs[i], errs[i] = m, nil
-				break
-			}
+	sections := make(map[string][]Chunk, len(lessons))
+	for _, c := range rows {
+		sections[c.LessonID] = append(sections[c.LessonID], c)
+	}
+	outs := make([]*LessonMaterial, len(ids))
+	for i, l := range matched(ids, lessons, func(l *Lesson) string { return l.ID }) {
+		if l != nil {
+			outs[i] = &LessonMaterial{Lesson: *l, Chunks: slices.Clone(sections[l.ID])}
 		}
 	}
-	return outs, errs
+	return outs, nil
 }
