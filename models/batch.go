@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -198,4 +199,19 @@ func matched[K comparable, R any](keys []K, rows []R, keyOf func(*R) K) []*R {
 		out[i] = byKey[k]
 	}
 	return out
+}
+
+// jsonRows runs a batch statement: in, encoded as JSON, is the query's
+// first argument (the statement reads its inputs with json_to_recordset)
+// and args follow it. Both failures are wrapped with what.
+func jsonRows[R any](db *gorm.DB, what, query string, in any, args ...any) ([]R, error) {
+	arg, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var rows []R
+	if err := db.Raw(query, append([]any{string(arg)}, args...)...).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return rows, nil
 }

@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -72,13 +71,9 @@ func createConversations(db *gorm.DB, ins []Conversation) ([]*Conversation, erro
 	for i, c := range ins {
 		lines[i] = convLine{I: i, UID: c.UserID, Mode: c.Mode, Style: c.Style, Lesson: c.LessonID, Module: c.ModuleID}
 	}
-	arg, err := json.Marshal(lines)
+	rows, err := jsonRows[createdRow](db, "create conversations", createConversationsSQL, lines)
 	if err != nil {
-		return nil, fmt.Errorf("create conversations: %w", err)
-	}
-	var rows []createdRow
-	if err := db.Raw(createConversationsSQL, string(arg)).Scan(&rows).Error; err != nil {
-		return nil, fmt.Errorf("create conversations: %w", err)
+		return nil, err
 	}
 	created := make([]*Conversation, len(ins))
 	for _, r := range rows {

@@ -1,9 +1,6 @@
 package models
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 )
@@ -28,17 +25,12 @@ func keyOf(userID, id string) (convKey, bool) {
 // else's thread is not found, as in liveConversation). A key named twice
 // is read once. The ids are canonical uuids (see keyOf).
 func findConversations(db *gorm.DB, keys []convKey) ([]*Conversation, error) {
-	arg, err := json.Marshal(keys)
-	if err != nil {
-		return nil, fmt.Errorf("find conversations: %w", err)
-	}
-	var rows []Conversation
-	err = db.Raw(`SELECT c.* FROM conversations c
+	rows, err := jsonRows[Conversation](db, "find conversations", `SELECT c.* FROM conversations c
 		JOIN (SELECT DISTINCT u, c FROM json_to_recordset(?::json) AS r(u uuid, c uuid)) r
 		  ON c.id = r.c AND c.user_id = r.u
-		WHERE c.deleted_at IS NULL`, string(arg)).Scan(&rows).Error
+		WHERE c.deleted_at IS NULL`, keys)
 	if err != nil {
-		return nil, fmt.Errorf("find conversations: %w", err)
+		return nil, err
 	}
 	return matched(keys, rows, func(c *Conversation) convKey { return convKey{UserID: c.UserID, ID: c.ID} }), nil
 }

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -69,15 +68,10 @@ func (s *Messages) Finish(ctx context.Context, id string, in FinishInput) (*Mess
 // is the row calls[i] ended, nil when it was no longer streaming (or no
 // longer its owner's). An id named twice is ended by one of its calls.
 func finishAll(db *gorm.DB, calls []finishCall) ([]*Message, error) {
-	arg, err := json.Marshal(calls)
-	if err != nil {
-		return nil, fmt.Errorf("finish answers: %w", err)
-	}
-	var rows []Message
 	// The rows are locked in id order, as lease renewal locks them: the
 	// two never deadlock (a deadlock's loser here would leave an answer
 	// unstored).
-	err = db.Raw(`WITH r AS MATERIALIZED (
+	rows, err := jsonRows[Message](db, "finish answers", `WITH r AS MATERIALIZED (
 			SELECT DISTINCT ON (id) * FROM json_to_recordset(?::json) AS r(id uuid, status text, content text,
 				error_code text, provider text, model text, latency_ms int, ttft_ms int, tokens_in int, tokens_out int,
 				metadata jsonb, now timestamptz, owner text)
@@ -92,9 +86,9 @@ func finishAll(db *gorm.DB, calls []finishCall) ([]*Message, error) {
 			lease_until = NULL
 		FROM l JOIN r ON r.id = l.id
 		WHERE m.id = l.id AND m.status = 'streaming'
-		RETURNING m.*`, string(arg)).Scan(&rows).Error
+		RETURNING m.*`, calls)
 	if err != nil {
-		return nil, fmt.Errorf("finish answers: %w", err)
+		return nil, err
 	}
 	byID := make(map[string]*Message, len(rows))
 	for i := range rows {

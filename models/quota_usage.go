@@ -1,9 +1,6 @@
 package models
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"gorm.io/gorm"
 )
 
@@ -25,17 +22,12 @@ type usageRow struct {
 // findUsages reads many users' counts in one statement; found[i] is nil
 // when keys[i] names no user. A key named twice is read once.
 func findUsages(db *gorm.DB, keys []usageKey) ([]*usageRow, error) {
-	arg, err := json.Marshal(keys)
-	if err != nil {
-		return nil, fmt.Errorf("find usages: %w", err)
-	}
-	var rows []usageRow
-	err = db.Raw(`SELECT u.id AS user_id, to_char(r.p, 'YYYY-MM-DD') AS period, u.plan, coalesce(p.questions, 0) AS used
+	rows, err := jsonRows[usageRow](db, "find usages", `SELECT u.id AS user_id, to_char(r.p, 'YYYY-MM-DD') AS period, u.plan, coalesce(p.questions, 0) AS used
 		FROM (SELECT DISTINCT u, p FROM json_to_recordset(?::json) AS r(u uuid, p date)) r
 		JOIN users u ON u.id = r.u
-		LEFT JOIN plan_usage p ON p.user_id = u.id AND p.period = r.p`, string(arg)).Scan(&rows).Error
+		LEFT JOIN plan_usage p ON p.user_id = u.id AND p.period = r.p`, keys)
 	if err != nil {
-		return nil, fmt.Errorf("find usages: %w", err)
+		return nil, err
 	}
 	return matched(keys, rows, func(r *usageRow) usageKey { return usageKey{UserID: r.UserID, Period: r.Period} }), nil
 }

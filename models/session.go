@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -83,17 +82,12 @@ func findSessions(db *gorm.DB, ids []string) ([]*sessionUser, error) {
 	for i, id := range ids {
 		keys[i].ID = id
 	}
-	arg, err := json.Marshal(keys)
-	if err != nil {
-		return nil, fmt.Errorf("load sessions: %w", err)
-	}
-	var rows []sessionUser
-	err = db.Raw(`SELECT s.id AS session_id, s.data AS session_data, u.*
+	rows, err := jsonRows[sessionUser](db, "load sessions", `SELECT s.id AS session_id, s.data AS session_data, u.*
 		FROM sessions s LEFT JOIN users u ON u.id = s.user_id
 		WHERE s.id IN (SELECT DISTINCT id FROM json_to_recordset(?::json) AS r(id text)) AND s.expires_at > now()`,
-		string(arg)).Scan(&rows).Error
+		keys)
 	if err != nil {
-		return nil, fmt.Errorf("load sessions: %w", err)
+		return nil, err
 	}
 	return matched(ids, rows, func(r *sessionUser) string { return r.SessionID }), nil
 }

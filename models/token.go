@@ -7,7 +7,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -175,12 +174,7 @@ type tokenLookup struct {
 // nil when ins[i] is unknown or revoked. A token named twice (one
 // account's requests at once) is read once and touched once.
 func findTokens(db *gorm.DB, ins []tokenLookup) ([]*tokenUser, error) {
-	arg, err := json.Marshal(ins)
-	if err != nil {
-		return nil, fmt.Errorf("find tokens: %w", err)
-	}
-	var rows []tokenUser
-	err = db.Raw(`WITH req AS (
+	rows, err := jsonRows[tokenUser](db, "find tokens", `WITH req AS (
 			SELECT DISTINCT ON (h) decode(h, 'hex') AS hash, now FROM json_to_recordset(?::json) AS r(h text, now timestamptz)
 		), t AS (
 			SELECT a.id, a.user_id, a.name, a.token_hash, a.created_at, a.last_used_at, req.now
@@ -193,9 +187,9 @@ func findTokens(db *gorm.DB, ins []tokenLookup) ([]*tokenUser, error) {
 		SELECT u.*, t.id AS token_id, t.name AS token_name, t.token_hash, t.created_at AS token_created_at,
 		       coalesce(touch.last_used_at, t.last_used_at) AS token_last_used_at
 		FROM t JOIN users u ON u.id = t.user_id LEFT JOIN touch ON touch.id = t.id`,
-		string(arg), tokenTouchEvery.Milliseconds()).Scan(&rows).Error
+		ins, tokenTouchEvery.Milliseconds())
 	if err != nil {
-		return nil, fmt.Errorf("find tokens: %w", err)
+		return nil, err
 	}
 	hashes := make([]string, len(ins))
 	for i, in := range ins {

@@ -182,13 +182,9 @@ func recordTurns(db *gorm.DB, ins []TurnInput) ([]turnsRow, error) {
 			At: in.Now, Title: TitleFrom(in.Content), Content: in.Content, Meta: meta,
 			AID: in.AssistantID, Owner: in.Lease.owner(), TTL: in.Lease.ttlMs()}
 	}
-	arg, err := json.Marshal(lines)
+	got, err := jsonRows[turnsRow](db, "record questions", recordTurnsSQL, lines)
 	if err != nil {
-		return nil, fmt.Errorf("record questions: %w", err)
-	}
-	var got []turnsRow
-	if err := db.Raw(recordTurnsSQL, string(arg)).Scan(&got).Error; err != nil {
-		return nil, fmt.Errorf("record questions: %w", err)
+		return nil, err
 	}
 	rows := make([]turnsRow, len(ins))
 	seen := 0
