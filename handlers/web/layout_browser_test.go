@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -90,6 +91,16 @@ func openPanel(b *browser.Browser) {
 	b.WaitVisible("#tutor-panel #q")
 }
 
+// settle polls expr until it holds or a step's time runs out, and says
+// nothing either way: the assertion after it decides, and reports what it saw.
+func settle(b *browser.Browser, expr string) {
+	b.T.Helper()
+	ctx, cancel := context.WithTimeout(b.Ctx, browser.StepTimeout)
+	defer cancel()
+	_, _ = chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond),
+		chromedp.WithPollingTimeout(browser.StepTimeout)))
+}
+
 // At 1366×900 the open panel stays beside the lesson, full height, while
 // the lesson scrolls; focus goes to its input; the messages get the room;
 // a § citation scrolls the lesson to its section and marks it while the
@@ -102,6 +113,9 @@ func TestLayoutPanelStaysBesideLesson(t *testing.T) {
 	b.Viewport(browser.Desktop, false)
 	b.Navigate(s.URL + "/learn/networking/vlan-basics")
 	openPanel(b)
+	// The panel's toggle event, which moves the focus, is dispatched as a
+	// task after the panel opens: give it its time before judging.
+	settle(b, `document.activeElement.id === 'q'`)
 	focused := eval[string](b, `document.activeElement.id`)
 	figure(t, "panel.focus_on_open", focused)
 	if focused != "q" {
@@ -109,7 +123,9 @@ func TestLayoutPanelStaysBesideLesson(t *testing.T) {
 	}
 	mid := sendQ(b, "What is a VLAN?", true)
 	waitStatus(b, mid, "complete")
-	// The live region reads the rendered answer, not its Markdown.
+	// The live region reads the rendered answer, not its Markdown; it is
+	// filled out of band after the bubble, so it may come a moment later.
+	settle(b, `document.getElementById('announce').textContent.includes('About What is a VLAN?:')`)
 	said := eval[string](b, `document.getElementById('announce').textContent`)
 	if !strings.Contains(said, "About What is a VLAN?:") || strings.ContainsAny(said, "*`") {
 		b.Errorf("the live region announces %q, want the answer's text without Markdown", said)
