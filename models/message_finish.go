@@ -30,6 +30,7 @@ type FinishInput struct {
 
 // finishCall is one answer's final state, as the batch statement reads it.
 type finishCall struct {
+	I         int             `json:"i"` // its place in the batch: the first of an id's calls is the one stored
 	ID        string          `json:"id"`
 	Status    string          `json:"status"`
 	Content   string          `json:"content"`
@@ -71,10 +72,16 @@ func finishAll(db *gorm.DB, calls []finishCall) ([]*Message, error) {
 	// The rows are locked in id order, as lease renewal locks them: the
 	// two never deadlock (a deadlock's loser here would leave an answer
 	// unstored).
+	for i := range calls {
+		calls[i].I = i
+	}
+	// An id named twice is stored from its first call, the one its row is
+	// handed back to below.
 	rows, err := jsonRows[Message](db, "finish answers", `WITH r AS MATERIALIZED (
-			SELECT DISTINCT ON (id) * FROM json_to_recordset(?::json) AS r(id uuid, status text, content text,
+			SELECT DISTINCT ON (id) * FROM json_to_recordset(?::json) AS r(i int, id uuid, status text, content text,
 				error_code text, provider text, model text, latency_ms int, ttft_ms int, tokens_in int, tokens_out int,
 				metadata jsonb, now timestamptz, owner text)
+			ORDER BY id, i
 		), l AS (
 			SELECT m.id FROM messages m JOIN r ON r.id = m.id
 			WHERE m.status = 'streaming' AND (r.owner = '' OR m.lease_owner = r.owner)
