@@ -36,7 +36,7 @@ func (a *App) startCheck(c echo.Context) error {
 	}
 	conv := &st.Check.Conversation
 	if pathSlug != "" && isFragment(c) {
-		return a.renderPanelFragment(c, pathSlug, conv)
+		return a.renderPanelFragment(c, pathSlug, conv, "")
 	}
 	return c.Redirect(http.StatusSeeOther, checkURL(conv, pathSlug))
 }

@@ -70,7 +70,7 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 	case "tutor":
 		// The panel's first question created the session: the whole panel
 		// is drawn again around it, its forms now posting to the session.
-		return a.renderPanelFragment(c, pathSlug, &res.Conversation)
+		return a.renderPanelFragment(c, pathSlug, &res.Conversation, res.AssistantMessage.ID)
 	}
 	bubbles := []views.MessageView{
 		a.questionView(ctx, u.ID, res.UserMessage, file != nil, inPanel),

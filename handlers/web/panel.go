@@ -134,7 +134,13 @@ func (a *App) sessions(c echo.Context) error {
 
 // renderPanelFragment draws the whole panel for an HTMX swap, on conv,
 // for the lesson page of path pathSlug.
-func (a *App) renderPanelFragment(c echo.Context, pathSlug string, conv *models.Conversation) error {
+//
+// asked, when set, is the answer the request just asked for: it is drawn
+// as streaming even when it has already finished (a quick provider can
+// end it before the panel is drawn), so the page still reads it through
+// its stream, whose end puts the answer in the live region for a screen
+// reader.
+func (a *App) renderPanelFragment(c echo.Context, pathSlug string, conv *models.Conversation, asked string) error {
 	if conv.LessonID == nil {
 		return models.ErrNotFound
 	}
@@ -147,6 +153,11 @@ func (a *App) renderPanelFragment(c echo.Context, pathSlug string, conv *models.
 		return err
 	}
 	p.Open = true
+	for i, m := range p.Messages {
+		if m.ID == asked && m.Status != models.StatusStreaming {
+			p.Messages[i] = views.MessageView{ID: m.ID, Role: m.Role, Status: models.StatusStreaming, InPanel: m.InPanel}
+		}
+	}
 	return a.fragment(c, http.StatusOK, views.TutorPanel(*p))
 }
 
