@@ -40,23 +40,17 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 	if _, err := tutor.CheckQuestion(q.Message, false); err != nil {
 		return nil, APIRefusal(err)
 	}
-	cid := q.ConversationID
-	in := tutor.AskInput{UserID: userID, Content: q.Message, Lang: q.Lang}
-	if cid == "" {
-		conv, err := a.NewConversation(ctx, userID, q.Mode, q.LessonID, q.ModuleID, tutor.SeedTurns(q.Seed))
-		if err != nil {
+	in := tutor.AskInput{UserID: userID, ConversationID: q.ConversationID, Content: q.Message, Lang: q.Lang}
+	if in.ConversationID == "" {
+		if err := a.open(ctx, userID, q, &in); err != nil {
 			return nil, err
 		}
-		cid = conv.ID
-		if q.Locale != nil && len(q.Seed) == 0 {
-			// Its first question has no history: nothing the recording of
-			// the question writes changes what the answer's request reads.
-			in.Known = &tutor.Known{Conversation: *conv, Locale: *q.Locale}
-		}
 	}
-	in.ConversationID = cid
 	res, err := a.Tutor.Ask(ctx, in)
 	switch {
+	case errors.Is(err, models.ErrNotFound) && in.Opens != nil && in.Opens.LessonID != nil:
+		// The statement recording the question found no such lesson.
+		return nil, unknownLesson(q.LessonID)
 	case errors.Is(err, models.ErrNotFound):
 		return nil, ErrAPINotFound
 	case err != nil:
@@ -68,11 +62,59 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 	return res, nil
 }
 
+// open makes in ask in the new conversation q opens. Without earlier
+// context the conversation is stored by the statement recording the
+// question, only when the quota admits it (a refused question leaves
+// no empty thread), and its first answer is prepared beside that
+// statement: the thread is known before it is stored, and its first
+// question has no history. Earlier context is stored first, with the
+// conversation, as before.
+func (a *Outside) open(ctx context.Context, userID string, q OutsideQuestion, in *tutor.AskInput) error {
+	if len(q.Seed) > 0 {
+		conv, err := a.NewConversation(ctx, userID, q.Mode, q.LessonID, q.ModuleID, tutor.SeedTurns(q.Seed))
+		if err != nil {
+			return err
+		}
+		in.ConversationID = conv.ID
+		return nil
+	}
+	conv, err := a.thread(ctx, userID, q.Mode, q.LessonID, q.ModuleID)
+	if err != nil {
+		return err
+	}
+	in.ConversationID, in.Opens = conv.ID, conv
+	if q.Locale != nil {
+		in.Known = &tutor.Known{Conversation: *conv, Locale: *q.Locale}
+	}
+	return nil
+}
+
 // NewConversation starts the conversation an outside question
 // opens: a lesson's when lessonId is given (its module is the lesson's),
 // else of mode (tutor by default), optionally about a module, with the
 // earlier context the other program brought.
 func (a *Outside) NewConversation(ctx context.Context, userID, mode, lessonID string, moduleID int64, earlier []models.ContextTurn) (*models.Conversation, error) {
+	c, err := a.thread(ctx, userID, mode, lessonID, moduleID)
+	if err != nil {
+		return nil, err
+	}
+	var module int64
+	if c.ModuleID != nil {
+		module = *c.ModuleID
+	}
+	conv, err := a.Conversations.CreateWithContext(ctx, userID, c.Mode, lessonID, module, c.Style, earlier)
+	if err != nil {
+		return nil, conversationRefusal(err, lessonID)
+	}
+	return conv, nil
+}
+
+// thread checks an outside conversation's input and returns it, not
+// stored (models.NewThread): of mode, tutor by default or lesson when
+// lessonId is given; a module given must exist (read now) and is
+// dropped for a lesson's thread, whose module is its lesson's. Whether
+// the lesson exists is checked where the thread is stored.
+func (a *Outside) thread(ctx context.Context, userID, mode, lessonID string, moduleID int64) (*models.Conversation, error) {
 	if mode == "" {
 		mode = models.ModeTutor
 		if lessonID != "" {
@@ -88,18 +130,30 @@ func (a *Outside) NewConversation(ctx context.Context, userID, mode, lessonID st
 			return nil, err
 		}
 	}
-	conv, err := a.Conversations.CreateWithContext(ctx, userID, mode, lessonID, moduleID, "", earlier)
+	c, err := models.NewThread(userID, mode, lessonID, moduleID, "")
+	if err != nil {
+		return nil, conversationRefusal(err, lessonID)
+	}
+	return c, nil
+}
+
+// conversationRefusal is the API's answer to a conversation that cannot
+// be created: a 422 naming what is wrong, else err.
+func conversationRefusal(err error, lessonID string) error {
 	switch {
 	case errors.Is(err, models.ErrNotFound):
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeUnknownLesson, "lessonId %q names no lesson", lessonID)
+		return unknownLesson(lessonID)
 	case errors.Is(err, models.ErrInvalidMode):
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeInvalidMode, "mode must be lesson, tutor or help")
+		return APIErr(http.StatusUnprocessableEntity, CodeInvalidMode, "mode must be lesson, tutor or help")
 	case errors.Is(err, models.ErrInvalidStyle):
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeInvalidStyle, "style must be explain or guide")
+		return APIErr(http.StatusUnprocessableEntity, CodeInvalidStyle, "style must be explain or guide")
 	case errors.Is(err, models.ErrNoLesson):
-		return nil, APIErr(http.StatusUnprocessableEntity, CodeLessonRequired, "a lesson conversation needs a lessonId")
-	case err != nil:
-		return nil, err
+		return APIErr(http.StatusUnprocessableEntity, CodeLessonRequired, "a lesson conversation needs a lessonId")
 	}
-	return conv, nil
+	return err
+}
+
+// unknownLesson is the API's answer to a lessonId naming no lesson.
+func unknownLesson(lessonID string) error {
+	return APIErr(http.StatusUnprocessableEntity, CodeUnknownLesson, "lessonId %q names no lesson", lessonID)
 }

@@ -28,6 +28,10 @@ type TurnInput struct {
 	// Lease still expires (after DefaultLeaseTTL) so no answer can stay
 	// streaming forever.
 	Lease Lease
+	// Opens is the new conversation the question opens (see NewThread;
+	// its ID is ConversationID), nil when ConversationID names an
+	// existing one. It is stored with the question, only when admitted.
+	Opens *Conversation
 }
 
 // Turn is what BeginTurn recorded.
@@ -49,7 +53,9 @@ type Turn struct {
 
 // BeginTurn records a question: the conversation must be the user's and
 // not a knowledge check (else ErrNotFound and nothing written; a check's
-// answers go through Checks.Grade, not questions), a question of the month is
+// answers go through Checks.Grade, not questions) or, for a thread the
+// question opens (in.Opens), its lesson must exist (else ErrNotFound and
+// nothing written, the thread neither), a question of the month is
 // reserved (*QuotaError when none is left, nothing else written), the
 // user message and a streaming assistant message get the next two seqs,
 // the title is set from the first question, and the thread becomes the
@@ -61,6 +67,9 @@ type Turn struct {
 func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 	if !validID(in.ConversationID) || !validID(in.UserID) {
 		return nil, ErrNotFound
+	}
+	if o := in.Opens; o != nil && (o.ID != in.ConversationID || o.UserID != in.UserID) {
+		return nil, fmt.Errorf("record question: the conversation it opens is %s of %s", o.ID, o.UserID)
 	}
 	if in.Attachment == nil {
 		if inTx(ctx) {
@@ -110,56 +119,64 @@ var recordTurnSQL = `WITH c0 AS (
 		FROM conversations c JOIN users u ON u.id = c.user_id
 		WHERE c.id = @cid AND c.user_id = @uid AND c.deleted_at IS NULL AND c.mode <> 'check'
 		FOR UPDATE OF c
-	), q AS (
-		INSERT INTO plan_usage AS p (user_id, period, questions) SELECT @uid, @period, 1 FROM c0
-		ON CONFLICT (user_id, period) DO UPDATE SET questions = p.questions + 1
-		WHERE (SELECT lim FROM c0) = 0 OR p.questions < (SELECT lim FROM c0)
-		RETURNING p.questions
-	), c AS (
+	), ` + reserveQuestionSQL + `, c AS (
 		UPDATE conversations
 		SET next_seq = next_seq + 2, last_activity_at = @now,
 		    title = CASE WHEN title = '' THEN @title ELSE title END
 		FROM q WHERE conversations.id = @cid
 		RETURNING conversations.id, conversations.user_id, title, mode, style, lesson_id, module_id, next_seq,
 		          conversations.created_at, last_activity_at
-	), u AS (
-		UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.id
-	), qm AS (
-		INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
-		SELECT c.id, @uid, c.next_seq - 2, 'user', @content, 'complete', @meta, @now, @now FROM c RETURNING id
-	), am AS (
-		INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
-			lease_owner, lease_until)
-		SELECT @aid, c.id, @uid, c.next_seq - 1, 'assistant', 'streaming', @period, @now,
-			@owner, now() + @ttl * interval '1 millisecond' FROM c RETURNING id
-	)
+	), ` + writeTurnSQL("c.next_seq - 2", "c.next_seq - 1") + `
 	SELECT c0.id IS NOT NULL AS found, coalesce(c0.plan, '') AS plan, coalesce(c0.locale, '') AS locale, (SELECT questions FROM q) AS used,
 	       EXISTS (SELECT 1 FROM context_turns WHERE conversation_id = @cid AND user_id = @uid) AS has_context,
 	       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
 	       c.last_activity_at, (SELECT id FROM qm) AS question_id
 	FROM (SELECT 1) one LEFT JOIN c0 ON true LEFT JOIN c ON true`
 
+// reserveQuestionSQL is the single statements' reservation of a
+// question for the user c0 found: the upsert's WHERE re-checks the
+// committed count under the plan_usage row's lock, the whole race guard
+// of the quota; no row comes back when none is left.
+const reserveQuestionSQL = `q AS (
+		INSERT INTO plan_usage AS p (user_id, period, questions) SELECT @uid, @period, 1 FROM c0
+		ON CONFLICT (user_id, period) DO UPDATE SET questions = p.questions + 1
+		WHERE (SELECT lim FROM c0) = 0 OR p.questions < (SELECT lim FROM c0)
+		RETURNING p.questions
+	)`
+
+// writeTurnSQL is what the single statements write once the question's
+// thread c is written: it becomes the user's active thread, and the
+// question and the answer (under this process's lease) take the seqs
+// question and answer (SQL expressions).
+func writeTurnSQL(question, answer string) string {
+	return `u AS (
+		UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.id
+	), qm AS (
+		INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
+		SELECT c.id, @uid, ` + question + `, 'user', @content, 'complete', @meta, @now, @now FROM c RETURNING id
+	), am AS (
+		INSERT INTO messages (id, conversation_id, user_id, seq, role, status, quota_period, created_at,
+			lease_owner, lease_until)
+		SELECT @aid, c.id, @uid, ` + answer + `, 'assistant', 'streaming', @period, @now,
+			@owner, now() + @ttl * interval '1 millisecond' FROM c RETURNING id
+	)`
+}
+
 // recordTurn is BeginTurn's statement. The conversation row is locked
 // first, so concurrent asks in one thread serialise and get consecutive
 // seqs; the plan_usage upsert re-checks the committed count under its row
 // lock (the whole race guard of the quota); everything else is written
-// only when a question was reserved.
+// only when a question was reserved. A question opening its thread
+// (in.Opens) runs openTurnSQL, which inserts the thread instead.
 func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
-	period := Period(in.Now)
-	if len(in.Metadata) == 0 {
-		in.Metadata = JSON("{}")
-	}
 	var r turnRow
-	err := tx.Raw(recordTurnSQL,
-		map[string]any{"cid": in.ConversationID, "uid": in.UserID, "period": period, "now": in.Now,
-			"title": TitleFrom(in.Content), "content": in.Content, "meta": in.Metadata, "aid": in.AssistantID,
-			"owner": in.Lease.owner(), "ttl": in.Lease.ttlMs()}).Scan(&r).Error
-	if err != nil {
+	query, args := turnStatement(in)
+	if err := tx.Raw(query, args).Scan(&r).Error; err != nil {
 		return nil, fmt.Errorf("record question: %w", err)
 	}
 	switch {
 	case !r.Found:
-		return nil, ErrNotFound
+		return nil, in.missing()
 	case r.Used == nil:
 		return nil, quotaRefusal(tx, in.UserID, r.Plan, in.Now)
 	case r.QuestionID == nil:

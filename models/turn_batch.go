@@ -25,6 +25,9 @@ import (
 //     conditional upsert is;
 //   - asks in one conversation are ranked too: the conversation advances
 //     by two seqs per admitted ask and each gets its own consecutive pair;
+//   - an ask opening its conversation (TurnInput.Opens) is found when
+//     its lesson exists, ranks among its user's asks as any other, and
+//     its conversation is inserted only when it is admitted;
 //   - rows are locked in one order (conversations by id, then plan_usage
 //     rows by user, as the single statement does for its one of each),
 //     so batches do not deadlock on each other.
@@ -51,26 +54,39 @@ type turnLine struct {
 	AID     string          `json:"aid"`
 	Owner   *string         `json:"owner"`
 	TTL     int64           `json:"ttl"`
+	// Opens and what follows describe the conversation the ask opens.
+	Opens  bool    `json:"opens"`
+	Mode   string  `json:"mode,omitempty"`
+	Style  string  `json:"style,omitempty"`
+	Lesson *string `json:"lesson,omitempty"`
+	Module *int64  `json:"module,omitempty"`
 }
 
 // recordTurnsSQL records many asks in one statement (see above): c0
 // locks the conversations, ok keeps the asks whose conversation is
-// theirs and ranks each user's, pu locks their plan_usage rows, a says
-// how many of each user's asks are admitted, g ranks the admitted asks
-// in their conversation, and the rest writes as recordTurnSQL does. The
-// answer has one row per ask.
+// theirs (or, for an ask opening one, whose lesson exists) and ranks
+// each user's, pu locks their plan_usage rows, a says how many of each
+// user's asks are admitted, g ranks the admitted asks in their
+// conversation, c advances the existing conversations and nc inserts
+// the admitted asks' new ones (next_seq 2: their question and answer
+// take 0 and 1), and the rest writes as recordTurnSQL does. The answer
+// has one row per ask.
 var recordTurnsSQL = `WITH req AS MATERIALIZED (
 		SELECT * FROM json_to_recordset(?::json) AS r(i int, cid uuid, uid uuid, period date, at timestamptz,
-			title text, content text, meta jsonb, aid uuid, owner text, ttl bigint)
+			title text, content text, meta jsonb, aid uuid, owner text, ttl bigint,
+			opens bool, mode text, style text, lesson text, module bigint)
 	), c0 AS MATERIALIZED (
 		SELECT c.id, c.user_id FROM conversations c
 		WHERE c.deleted_at IS NULL AND c.mode <> 'check'
-		  AND EXISTS (SELECT 1 FROM req WHERE req.cid = c.id AND req.uid = c.user_id)
+		  AND EXISTS (SELECT 1 FROM req WHERE req.cid = c.id AND req.uid = c.user_id AND NOT req.opens)
 		ORDER BY c.id FOR UPDATE OF c
 	), ok AS MATERIALIZED (
-		SELECT req.*, u.plan, u.locale, ` + planLimitSQL("u.plan") + ` AS lim,
+		SELECT req.*, u.plan, u.locale, ` + planLimitSQL("u.plan") + ` AS lim, coalesce(req.module, l.module_id) AS lmod,
 		       row_number() OVER (PARTITION BY req.uid, req.period ORDER BY req.i) AS ur
-		FROM req JOIN c0 ON c0.id = req.cid AND c0.user_id = req.uid JOIN users u ON u.id = req.uid
+		FROM req JOIN users u ON u.id = req.uid
+		LEFT JOIN c0 ON NOT req.opens AND c0.id = req.cid AND c0.user_id = req.uid
+		LEFT JOIN lessons l ON req.opens AND l.id = req.lesson
+		WHERE CASE WHEN req.opens THEN req.lesson IS NULL OR l.id IS NOT NULL ELSE c0.id IS NOT NULL END
 	), pu AS MATERIALIZED (
 		SELECT p.user_id, p.period, p.questions FROM plan_usage p
 		WHERE EXISTS (SELECT 1 FROM ok WHERE ok.uid = p.user_id AND ok.period = p.period)
@@ -98,15 +114,22 @@ var recordTurnsSQL = `WITH req AS MATERIALIZED (
 	), c AS (
 		UPDATE conversations SET next_seq = next_seq + 2 * f.cn, last_activity_at = f.at,
 		    title = CASE WHEN conversations.title = '' THEN f.title ELSE conversations.title END
-		FROM (SELECT cid, max(cn) AS cn, max(at) AS at, (array_agg(title ORDER BY r))[1] AS title FROM g GROUP BY cid) f
+		FROM (SELECT cid, max(cn) AS cn, max(at) AS at, (array_agg(title ORDER BY r))[1] AS title FROM g
+		      WHERE NOT opens GROUP BY cid) f
 		WHERE conversations.id = f.cid
 		RETURNING conversations.id, conversations.user_id, conversations.title, mode, style, lesson_id, module_id,
 		          next_seq, created_at, last_activity_at
+	), nc AS (
+		INSERT INTO conversations (id, user_id, title, mode, style, lesson_id, module_id, next_seq, last_activity_at)
+		SELECT cid, uid, title, mode, style, lesson, lmod, 2, at FROM g WHERE opens ORDER BY cid
+		RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at
+	), cc AS (
+		SELECT * FROM c UNION ALL SELECT * FROM nc
 	), u AS (
 		UPDATE users SET active_conversation_id = l.cid
 		FROM (SELECT DISTINCT ON (uid) uid, cid FROM g ORDER BY uid, i DESC) l WHERE users.id = l.uid
 	), gs AS MATERIALIZED (
-		SELECT g.*, c.next_seq - 2 * (g.cn - g.r + 1) AS seq FROM g JOIN c ON c.id = g.cid
+		SELECT g.*, cc.next_seq - 2 * (g.cn - g.r + 1) AS seq FROM g JOIN cc ON cc.id = g.cid
 	), qm AS (
 		INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
 		SELECT cid, uid, seq, 'user', content, 'complete', meta, at, at FROM gs RETURNING id, conversation_id, seq
@@ -119,12 +142,13 @@ var recordTurnsSQL = `WITH req AS MATERIALIZED (
 	SELECT req.i, ok.i IS NOT NULL AS found, coalesce(ok.plan, '') AS plan, coalesce(ok.locale, '') AS locale,
 	       coalesce(a.existed OR ins.user_id IS NOT NULL, false) AS settled, coalesce(a.old + a.n, 0) AS used,
 	       gs.seq, qm.id AS question_id,
-	       gs.i IS NOT NULL AND EXISTS (SELECT 1 FROM context_turns t WHERE t.conversation_id = req.cid AND t.user_id = req.uid) AS has_context,
+	       gs.i IS NOT NULL AND NOT req.opens
+	         AND EXISTS (SELECT 1 FROM context_turns t WHERE t.conversation_id = req.cid AND t.user_id = req.uid) AS has_context,
 	       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at, c.last_activity_at
 	FROM req LEFT JOIN ok ON ok.i = req.i
 	LEFT JOIN a ON a.uid = ok.uid AND a.period = ok.period
 	LEFT JOIN ins ON ins.user_id = a.uid AND ins.period = a.period
-	LEFT JOIN gs ON gs.i = req.i LEFT JOIN c ON c.id = gs.cid
+	LEFT JOIN gs ON gs.i = req.i LEFT JOIN cc c ON c.id = gs.cid
 	LEFT JOIN qm ON qm.conversation_id = gs.cid AND qm.seq = gs.seq`
 
 // turnsRow is one ask's row of recordTurnsSQL: whether its conversation
@@ -181,6 +205,9 @@ func recordTurns(db *gorm.DB, ins []TurnInput) ([]turnsRow, error) {
 		lines[i] = turnLine{I: i, CID: in.ConversationID, UID: in.UserID, Period: Period(in.Now).Format(time.DateOnly),
 			At: in.Now, Title: TitleFrom(in.Content), Content: in.Content, Meta: meta,
 			AID: in.AssistantID, Owner: in.Lease.owner(), TTL: in.Lease.ttlMs()}
+		if o := in.Opens; o != nil {
+			lines[i].Opens, lines[i].Mode, lines[i].Style, lines[i].Lesson, lines[i].Module = true, o.Mode, o.Style, o.LessonID, o.ModuleID
+		}
 	}
 	got, err := jsonRows[turnsRow](db, "record questions", recordTurnsSQL, lines)
 	if err != nil {
@@ -205,7 +232,7 @@ func recordTurns(db *gorm.DB, ins []TurnInput) ([]turnsRow, error) {
 func (r turnsRow) turn(in TurnInput) (*Turn, error) {
 	switch {
 	case !r.Found:
-		return nil, ErrNotFound
+		return nil, in.missing()
 	case r.Seq == nil:
 		return nil, &QuotaError{Plan: r.Plan, Used: r.Used, Limit: PlanLimit(r.Plan), ResetAt: NextPeriod(in.Now)}
 	case r.QuestionID == nil:

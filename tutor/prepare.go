@@ -179,13 +179,24 @@ func (p *preparation) discard() {
 // fits says whether the recorded turn is the one the preparation
 // assumed: the question took the seq the thread's next one promised (no
 // other question came in between, so the history read is the one before
-// it), the thread has the mode, style and lesson read, and the answer's
-// language falls back to the same locale.
+// it), the thread has the mode, style, lesson and module read, and the
+// answer's language falls back to the same locale.
 func (p *preparation) fits(t *models.Turn) bool {
 	a, c := p.assumed, t.Conversation
 	return t.User.Seq == a.beforeSeq && a.noHistory == (t.User.Seq == 0 && !t.HasContext) &&
 		(a.lang == "en" || a.lang == "es" || *a.locale == t.Locale) &&
-		c.Mode == a.conv.Mode && c.Style == a.conv.Style && same(c.LessonID, a.conv.LessonID) && same(c.ModuleID, a.conv.ModuleID)
+		c.Mode == a.conv.Mode && c.Style == a.conv.Style && same(c.LessonID, a.conv.LessonID) && sameModule(c, a.conv)
+}
+
+// sameModule says whether the recorded thread c has the module the
+// preparation assumed. A lesson thread opened without one is stored
+// with its lesson's, the module the preparation read with the lesson
+// (lessonModule).
+func sameModule(c, assumed models.Conversation) bool {
+	if assumed.ModuleID == nil && lessonThread(assumed) {
+		return true
+	}
+	return same(c.ModuleID, assumed.ModuleID)
 }
 
 // same says whether two optional values are equal (both absent, or both

@@ -210,3 +210,56 @@ func TestRefusedQuestionDropsItsPreparation(t *testing.T) {
 		t.Fatalf("%d streams after refusals; want none", n)
 	}
 }
+
+// A question opening its thread (the thread stored by the question's
+// own statement, models.NewThread) is prepared beside that statement
+// from the thread as the front describes it, before it exists: the
+// request on the wire and the stored receipt are byte for byte those of
+// the same first question asked in a thread created first and answered
+// sequentially, a lesson thread's module being its lesson's either way.
+func TestOpenedThreadsRequestIsTheSequentialOne(t *testing.T) {
+	f := newPrepFixture(t)
+	cases := []struct {
+		name, mode, lesson, style string
+		known                     bool // the front knew the locale: the request is prepared early
+		question, sends           string
+	}{
+		{name: "tutor thread", mode: models.ModeTutor, known: true, question: "What is a VLAN?", sends: "What is a VLAN"},
+		{name: "lesson thread", mode: models.ModeLesson, lesson: "vlan-basics", style: models.StyleGuide, known: true,
+			question: "How do trunk ports work?", sends: "Lesson: VLAN basics"},
+		{name: "lesson thread, Spanish", mode: models.ModeLesson, lesson: "trunks", known: true, question: "¿Qué es un enlace troncal?", sends: "trunk"},
+		{name: "help thread", mode: models.ModeHelp, known: true, question: "How do I change my language?", sends: "language"},
+		{name: "not prepared early", mode: models.ModeLesson, lesson: "vlan-basics", question: "How do trunk ports work?", sends: "Lesson: VLAN basics"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u := f.user(models.PlanPro)
+			seqConv := f.conv(u, tc.mode, tc.lesson, tc.style)
+			wantBody, wantReceipt := f.sent(AskInput{UserID: u, ConversationID: seqConv, Content: tc.question})
+			opened, err := models.NewThread(u, tc.mode, tc.lesson, 0, tc.style)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := AskInput{UserID: u, ConversationID: opened.ID, Content: tc.question, Opens: opened}
+			if tc.known {
+				in.Known = &Known{Conversation: *opened, Locale: f.known(u, seqConv).Locale}
+			}
+			before := f.drops.count()
+			body, receipt := f.sent(in)
+			if !bytes.Equal(body, wantBody) || !bytes.Contains(body, []byte(tc.sends)) {
+				t.Errorf("the opened thread's request differs from the sequential one or lacks %q:\nopened     %s\nsequential %s", tc.sends, body, wantBody)
+			}
+			if !bytes.Equal(receipt, wantReceipt) {
+				t.Errorf("opened thread's receipt %s, sequential %s", receipt, wantReceipt)
+			}
+			if got := f.drops.count() - before; got != 0 {
+				t.Errorf("%d preparations dropped, want none", got)
+			}
+			got, want := f.known(u, opened.ID).Conversation, f.known(u, seqConv).Conversation
+			if !same(got.ModuleID, want.ModuleID) || !same(got.LessonID, want.LessonID) || got.Mode != want.Mode ||
+				got.Style != want.Style || got.Title != want.Title || got.NextSeq != want.NextSeq {
+				t.Errorf("opened thread stored as %+v, the sequential one %+v", got, want)
+			}
+		})
+	}
+}

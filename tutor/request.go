@@ -36,8 +36,8 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 	if lessonThread(conv) {
 		scope.LessonID = *conv.LessonID
 	}
-	if conv.ModuleID != nil && conv.Mode == models.ModeLesson {
-		scope.ModuleID = *conv.ModuleID
+	if conv.Mode == models.ModeLesson {
+		scope.ModuleID = lessonModule(conv, lesson)
 	}
 	hits, err := s.retr.Search(ctx, query, scope, s.cfg.TopK)
 	if err != nil {
@@ -76,6 +76,22 @@ func (s *Service) history(ctx context.Context, j *job) (History, error) {
 		return History{}, nil
 	}
 	return LoadHistory(ctx, s.msgs, j.answer.UserID, j.conv.ID, j.beforeSeq, s.cfg.HistoryMessages, s.cfg.HistoryTokens)
+}
+
+// lessonModule is the module a lesson thread's retrieval falls back
+// to: the thread's, or when it names none (a thread its first question
+// opens, not stored yet: see models.NewThread) its lesson's, as the
+// thread is stored with; 0 when neither is known.
+func lessonModule(conv models.Conversation, lesson func() lessonRead) int64 {
+	switch {
+	case conv.ModuleID != nil:
+		return *conv.ModuleID
+	case lessonThread(conv):
+		if r := lesson(); r.l != nil {
+			return r.l.ModuleID
+		}
+	}
+	return 0
 }
 
 // lessonThread says whether conv is a lesson's thread, whose lesson the

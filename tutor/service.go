@@ -92,6 +92,10 @@ type AskInput struct {
 	// nothing). Given it, the answer's request is prepared while the
 	// question is recorded rather than after.
 	Known *Known
+	// Opens is the new conversation the question opens (models.NewThread,
+	// its ID the ConversationID; nil: an existing one): it is stored with
+	// the question, only when the question is admitted.
+	Opens *models.Conversation
 }
 
 // Known is what a front read before asking: the thread, as it has just
@@ -149,7 +153,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 	prep := s.prepareEarly(genCtx, in, question, content, passage)
 	turn, err := s.msgs.BeginTurn(ctx, models.TurnInput{UserID: in.UserID, ConversationID: in.ConversationID,
 		Content: content, AssistantID: aid, Now: s.now(), Attachment: in.Attachment, Lease: s.streams.Lease(),
-		Metadata: questionMetadata(passage)})
+		Metadata: questionMetadata(passage), Opens: in.Opens})
 	if err != nil {
 		prep.discard()
 		s.streams.Abandon(st)

@@ -174,6 +174,10 @@ func TestMCPQuotaShared(t *testing.T) {
 	if text, ok := callAsk(t, cs, map[string]any{"question": "What is a VLAN?"}); ok || !strings.Contains(text, "QUOTA_EXCEEDED") {
 		t.Fatalf("over the quota through MCP: %q", text)
 	}
+	// The refused question opened no thread: the three answered ones only.
+	if n := apptest.Count(t, s, `SELECT count(*) FROM conversations WHERE user_id = ?`, u.ID); n != 3 {
+		t.Fatalf("%d threads after the refusal, want 3", n)
+	}
 }
 
 func TestMCPRequiresALiveToken(t *testing.T) {
