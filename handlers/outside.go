@@ -45,6 +45,10 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 		if err := a.open(ctx, userID, q, &in); err != nil {
 			return nil, err
 		}
+	} else if conv := a.Conversations.Remembered(userID, in.ConversationID); conv != nil && q.Locale != nil {
+		// A thread this process saw: its answer is prepared beside the
+		// question too, the recorded turn checking the guess.
+		in.Known = &tutor.Known{Conversation: *conv, Locale: *q.Locale}
 	}
 	res, err := a.Tutor.Ask(ctx, in)
 	switch {

@@ -30,7 +30,11 @@ func (s *Conversations) CreateWithContext(ctx context.Context, userID, mode, les
 		if err != nil {
 			return nil, err
 		}
-		return s.creates.do(ctx, c)
+		created, err := s.creates.do(ctx, c)
+		if err == nil {
+			s.recent.put(*created)
+		}
+		return created, err
 	}
 	var c *Conversation
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {

@@ -57,6 +57,8 @@ type Conversations struct {
 	get *reader[convKey, *Conversation]
 	// creates inserts the conversations of asks arriving together in one statement.
 	creates *batcher[Conversation, *Conversation]
+	// recent remembers the threads this process saw lately (conversation_recent.go).
+	recent recent
 }
 
 // NewConversations returns the conversations store.
@@ -86,7 +88,11 @@ func (s *Conversations) Create(ctx context.Context, userID, mode, lessonID strin
 	if err != nil {
 		return nil, err
 	}
-	return insertConversation(conn(ctx, s.db), c)
+	created, err := insertConversation(conn(ctx, s.db), c)
+	if err == nil {
+		s.recent.put(*created)
+	}
+	return created, err
 }
 
 // newConversation checks Create's input and returns the row to insert;
@@ -160,6 +166,7 @@ func (s *Conversations) Get(ctx context.Context, userID, id string) (*Conversati
 	// Callers that asked for the same thread share the row read: each
 	// gets its own copy, free to change.
 	own := *c
+	s.recent.put(own)
 	return &own, nil
 }
 
@@ -245,6 +252,7 @@ func (s *Conversations) Delete(ctx context.Context, userID, id string) error {
 		if err := tx.Exec(`UPDATE users SET active_conversation_id = NULL WHERE id = ? AND active_conversation_id = ?`, userID, id).Error; err != nil {
 			return fmt.Errorf("clear active conversation: %w", err)
 		}
+		s.recent.forget(userID, id)
 		return removeContent(tx, userID, id)
 	})
 }
@@ -310,6 +318,7 @@ func (s *Conversations) SetStyle(ctx context.Context, userID, id, style string) 
 	if res.RowsAffected == 0 {
 		return ErrNotFound
 	}
+	s.recent.forget(userID, id)
 	return nil
 }
 

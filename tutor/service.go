@@ -75,6 +75,11 @@ func (s *Service) Drain(ctx context.Context) { s.streams.Drain(ctx) }
 // Streams is the answers in flight, for the fronts that read them.
 func (s *Service) Streams() *stream.Broker { return s.streams }
 
+// Conversations is the store of threads the service records questions
+// in, for the fronts: one per process, so the threads it remembers (see
+// models.Conversations.Remembered) are the ones every front saw.
+func (s *Service) Conversations() *models.Conversations { return s.convs }
+
 func (s *Service) now() time.Time { return s.cfg.Now().UTC() }
 
 // AskInput is one question.
@@ -165,6 +170,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		}
 		return nil, fmt.Errorf("ask: %w", err)
 	}
+	s.convs.Remember(turn.Conversation)
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
 		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage, locale: &turn.Locale,
 		noHistory: turn.User.Seq == 0 && !turn.HasContext}

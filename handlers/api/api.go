@@ -44,7 +44,7 @@ func New(db *gorm.DB, svc *tutor.Service) *App {
 		Streams:       svc.Streams(),
 		Tokens:        models.NewTokens(db),
 		Content:       models.NewContent(db),
-		Conversations: models.NewConversations(db),
+		Conversations: svc.Conversations(),
 		Messages:      models.NewMessages(db),
 		Quotas:        models.NewQuotas(db),
 		Stats:         models.NewStats(db),

@@ -37,7 +37,7 @@ type App struct {
 
 // New builds the MCP server's stores on db around the tutor service.
 func New(db *gorm.DB, svc *tutor.Service, log *slog.Logger) *App {
-	content, convs := models.NewContent(db), models.NewConversations(db)
+	content, convs := models.NewContent(db), svc.Conversations()
 	return &App{Log: log, Tutor: svc, Streams: svc.Streams(), Tokens: models.NewTokens(db), Content: content,
 		Outside: &handlers.Outside{Tutor: svc, Content: content, Conversations: convs}}
 }

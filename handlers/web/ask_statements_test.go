@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -56,20 +57,23 @@ var streamURL = regexp.MustCompile(`/messages/([0-9a-f-]{36})/stream`)
 // The browser's way to a first token, the HTMX ask and the answer's
 // stream, runs a fixed, small number of statements: a class asking at
 // once queues each of them on the connection pool. The ask reads the
-// session with its user (one statement) and the thread (one; the answer's
-// request is prepared from it while the turn is recorded) and records the
-// turn (one, which also returns the month's count the page shows); the
-// stream reads the session with its user and follows the answer in memory.
+// session with its user (one statement), reads the thread only when this
+// process has not seen it (the answer's request is prepared from it while
+// the turn is recorded) and records the turn (one, which also returns the
+// month's count the page shows); the stream reads the session with its
+// user and follows the answer in memory.
 func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 	for _, tc := range []struct {
-		plan        string
+		name, plan  string
+		seen        bool // the thread was made through this process
 		ask, stream int64
 	}{
-		{models.PlanFree, 3, 1},
-		{models.PlanPro, 3, 1},
+		{"FREE", models.PlanFree, true, 2, 1},
+		{"PRO", models.PlanPro, true, 2, 1},
+		{"thread made by another process", models.PlanPro, false, 3, 1},
 	} {
-		t.Run(tc.plan, func(t *testing.T) {
-			ask, stream, body := askStatements(t, tc.plan)
+		t.Run(tc.name, func(t *testing.T) {
+			ask, stream, body := askStatements(t, tc.plan, tc.seen)
 			t.Logf("the ask runs %d statements, its stream %d up to the first chunk", ask, stream)
 			if ask != tc.ask || stream != tc.stream {
 				t.Errorf("the ask runs %d statements and its stream %d before the first chunk, want %d and %d",
@@ -84,14 +88,22 @@ func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 }
 
 // askStatements counts the statements of an HTMX ask by a user of plan,
-// and of its stream up to the first chunk, and the ask's answer.
-func askStatements(t *testing.T, plan string) (ask, stream int64, body string) {
+// and of its stream up to the first chunk, and the ask's answer. The
+// thread is made through the server when seen, else by another process.
+func askStatements(t *testing.T, plan string, seen bool) (ask, stream int64, body string) {
 	t.Helper()
 	st := &stepper{tokens: []string{"Hello", " there."}, step: make(chan struct{})}
 	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
-	s.User(t, "ana@example.com", "a-long-password-1", plan)
+	u := s.User(t, "ana@example.com", "a-long-password-1", plan)
 	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
 	cid := apptest.NewThread(t, c)
+	if !seen {
+		conv, err := models.NewConversations(s.DB.DB).Create(context.Background(), u.ID, models.ModeTutor, "", 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cid = conv.ID
+	}
 	csrf := c.Get("/learn").CSRF()
 	base, n := countedDoor(t, s)
 	c.Base = base
@@ -138,5 +150,29 @@ func TestAskInSomeoneElsesThreadIsNotFound(t *testing.T) {
 	}
 	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE conversation_id = ?`, cid); n != 0 {
 		t.Errorf("someone else's ask wrote %d messages", n)
+	}
+}
+
+// A thread this process remembers but another one deleted is a 404 to
+// the ask, HTMX or plain, and nothing is written: what is remembered
+// only prepares the answer, the recorded turn decides.
+func TestAskInAThreadDeletedElsewhereIsNotFound(t *testing.T) {
+	s := apptest.New(t, fastTutor)
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	ana := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	cid := apptest.NewThread(t, ana)
+	csrf := ana.Get("/chat/" + cid).CSRF()
+	if err := models.NewConversations(s.DB.DB).Delete(context.Background(), u.ID, cid); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, err := htmxAsk(ana, csrf, cid, "What is a VLAN?"); err != nil || status != http.StatusNotFound {
+		t.Errorf("HTMX ask in a thread deleted elsewhere: %d %v, want 404", status, err)
+	}
+	res := ana.Post("/chat/"+cid+"/messages", url.Values{"content": {"What is a VLAN?"}, "_csrf": {csrf}})
+	if res.Status != http.StatusNotFound {
+		t.Errorf("plain ask in a thread deleted elsewhere: %d, want 404", res.Status)
+	}
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE conversation_id = ?`, cid); n != 0 {
+		t.Errorf("the asks wrote %d messages", n)
 	}
 }

@@ -23,9 +23,17 @@ import (
 	"aula/views"
 )
 
-// ask records a question in the user's thread and starts its answer, which the page then streams.
+// ask records a question in the user's thread and starts its answer,
+// which the page then streams. The thread as this process remembers it
+// is enough to start from: the recorded turn checks that it is still the
+// user's and still as remembered (see models.Conversations.Remembered),
+// so a class asking at once waits for no read of its threads.
 func (a *App) ask(c echo.Context) error {
-	conv, err := a.Conversations.Get(c.Request().Context(), handlers.UserFrom(c).ID, c.Param("cid"))
+	uid, cid := handlers.UserFrom(c).ID, c.Param("cid")
+	if conv := a.Conversations.Remembered(uid, cid); conv != nil {
+		return a.askIn(c, conv, c.FormValue(panelPathField))
+	}
+	conv, err := a.Conversations.Get(c.Request().Context(), uid, cid)
 	if err != nil {
 		return err
 	}
@@ -42,6 +50,10 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 	content := c.FormValue("content")
 	file, key := a.readAttachment(c)
 	if key != "" {
+		conv, err := a.Conversations.Get(ctx, u.ID, conv.ID) // conv may be the remembered one
+		if err != nil {
+			return err
+		}
 		status := http.StatusUnprocessableEntity
 		if key == "ask.err.file_large" {
 			status = http.StatusRequestEntityTooLarge
@@ -51,6 +63,11 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 	res, err := a.Tutor.Ask(ctx, tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: content, Attachment: file,
 		Passage: c.FormValue(passageField), Known: &tutor.Known{Conversation: *conv, Locale: u.Locale}})
 	if r, ans, ok := handlers.Refused(err); ok {
+		// What is drawn around a refusal is the thread as it is now (conv
+		// may be the remembered one), and a thread gone is a 404.
+		if conv, err = a.Conversations.Get(ctx, u.ID, conv.ID); err != nil {
+			return err
+		}
 		if r.Reason == tutor.RefusedQuota {
 			return a.quotaRefused(c, conv, pathSlug, content, r, ans.Status)
 		}

@@ -96,7 +96,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Content:       models.NewContent(db),
 		Chunks:        models.NewChunks(db),
 		Progress:      models.NewProgress(db),
-		Conversations: models.NewConversations(db),
+		Conversations: svc.Conversations(),
 		Messages:      models.NewMessages(db),
 		Quotas:        models.NewQuotas(db),
 		Attachments:   models.NewAttachments(db),
