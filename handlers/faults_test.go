@@ -121,7 +121,14 @@ func TestFaultProviderFailsThenRetryWorks(t *testing.T) {
 			seen := make(chan struct{})
 			var seenOnce sync.Once
 			up.use(tc.failing(t, seen))
-			s := apptest.New(t, viaOpenAI(up.URL), func(c *tutor.Config) { c.FirstTokenTimeout = 300 * time.Millisecond })
+			// A short first-token limit ends the hanging provider quickly;
+			// the others keep a long one, so a loaded machine's slow first
+			// token is not mistaken for the failure the case is about.
+			firstToken := 10 * time.Second
+			if tc.code == tutor.CodeFirstTokenTimeout {
+				firstToken = 300 * time.Millisecond
+			}
+			s := apptest.New(t, viaOpenAI(up.URL), func(c *tutor.Config) { c.FirstTokenTimeout = firstToken })
 			u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanFree)
 			st := signInStudent(t, s.URL, "ana@example.com", "a-long-password-1", nil)
 			cid := apptest.NewThread(t, st.web)
