@@ -33,18 +33,24 @@ func validText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(
 // bodies, MCP arguments included. A bad byte is errBadText, a 400.
 func rejectBadText(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r := c.Request()
-		if !validText(r.URL.Path) || !validText(r.URL.RawPath) {
-			return errBadText
-		}
-		if q, err := url.ParseQuery(r.URL.RawQuery); err != nil || !validValues(q) {
-			return errBadText
-		}
-		if err := checkBody(r); err != nil {
+		if err := checkText(c.Request()); err != nil {
 			return err
 		}
 		return next(c)
 	}
+}
+
+// checkText is rejectBadText's check, a call of its own so that its
+// locals are not in the middleware's frame, which stays on the stack
+// under every handler while an answer streams (see logRequests).
+func checkText(r *http.Request) error {
+	if !validText(r.URL.Path) || !validText(r.URL.RawPath) {
+		return errBadText
+	}
+	if q, err := url.ParseQuery(r.URL.RawQuery); err != nil || !validValues(q) {
+		return errBadText
+	}
+	return checkBody(r)
 }
 
 func validValues(v url.Values) bool {

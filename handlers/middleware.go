@@ -22,41 +22,52 @@ func newRequestID() string {
 // logRequests writes one structured line per request. It logs the path
 // without the query and never headers, cookies or bodies, so no password,
 // token or cookie reaches a log line.
+//
+// The line is written by logRequest, not here: this frame stays on the
+// stack under the handler for the whole of a streamed answer, and the
+// collector halves a waiting goroutine's stack only while it uses less
+// than a quarter of it. With the line's attributes in this frame, a
+// class of answers kept 16 KiB stacks where 8 KiB now do.
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		err := next(c)
-		if err != nil {
-			c.Error(err)
-		}
-		status := c.Response().Status
-		s.Metrics.countStatus(status)
-		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
-		}
-		path := c.Request().URL.Path
-		if strings.HasSuffix(c.Path(), "/:token") {
-			// A path carrying a secret (a password reset link) is logged
-			// as its route, so the logs cannot be used to take an account.
-			path = c.Path()
-		}
-		attrs := []slog.Attr{
-			slog.String("id", c.Response().Header().Get(echo.HeaderXRequestID)),
-			slog.String("method", c.Request().Method),
-			slog.String("path", path),
-			slog.Int("status", status),
-			slog.Duration("took", time.Since(start)),
-		}
-		if u := UserFrom(c); u != nil {
-			attrs = append(attrs, slog.String("user", u.ID))
-		}
-		if err != nil && status >= 500 {
-			attrs = append(attrs, slog.String("error", err.Error()))
-		}
-		s.Log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+		s.logRequest(c, start, err)
 		return nil
 	}
+}
+
+// logRequest renders err, if any, and writes the request's line.
+func (s *Server) logRequest(c echo.Context, start time.Time, err error) {
+	if err != nil {
+		c.Error(err)
+	}
+	status := c.Response().Status
+	s.Metrics.countStatus(status)
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	path := c.Request().URL.Path
+	if strings.HasSuffix(c.Path(), "/:token") {
+		// A path carrying a secret (a password reset link) is logged
+		// as its route, so the logs cannot be used to take an account.
+		path = c.Path()
+	}
+	attrs := []slog.Attr{
+		slog.String("id", c.Response().Header().Get(echo.HeaderXRequestID)),
+		slog.String("method", c.Request().Method),
+		slog.String("path", path),
+		slog.Int("status", status),
+		slog.Duration("took", time.Since(start)),
+	}
+	if u := UserFrom(c); u != nil {
+		attrs = append(attrs, slog.String("user", u.ID))
+	}
+	if err != nil && status >= 500 {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	s.Log.LogAttrs(c.Request().Context(), level, "request", attrs...)
 }
 
 // recoverPanics turns a panic into a 500 page and a logged stack.
