@@ -61,6 +61,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		return fmt.Errorf("listen on %s: %w (set AULA_ADDR to another address)", cfg.Addr, err)
 	}
 	go sweepSessions(ctx, db.Gorm, log)
+	go paceCollector(ctx, svc.Streams().Active)
 	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider,
 		"instance", svc.Streams().InstanceID(), "lease_ttl", cfg.LeaseTTL)
 	// Answers in flight get the drain time to finish; whatever is left is
