@@ -19,10 +19,11 @@ type ContextTurn struct {
 func (s *Conversations) CreateWithContext(ctx context.Context, userID, mode, lessonID string, moduleID int64, style string, turns []ContextTurn) (*Conversation, error) {
 	if len(turns) == 0 {
 		// One statement is its own transaction: no BEGIN and COMMIT
-		// round trips in front of a question. The API opens a conversation
-		// for each question, so a class asking at once shares one
-		// (see conversation_batch.go). A caller that leaves meanwhile may
-		// leave an empty thread behind, which DeleteStaleEmpty removes.
+		// round trips. Conversations created together share one (see
+		// conversation_batch.go); a question opening its thread without
+		// earlier context does not come here: its thread is stored with
+		// it (NewThread). A caller that leaves meanwhile may leave an
+		// empty thread behind, which DeleteStaleEmpty removes.
 		if inTx(ctx) {
 			return s.Create(ctx, userID, mode, lessonID, moduleID, style)
 		}
