@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,5 +202,58 @@ func TestOpeningThreadsAtTheQuotaLimit(t *testing.T) {
 				t.Errorf("%d threads, want %d (none for a refused question)", got, tt.admitted)
 			}
 		})
+	}
+}
+
+// A class asks at once through BeginTurn, every question opening its own
+// thread (the batcher groups them as they meet): 15 FREE students, partly
+// used, five questions each, and a PRO student's twenty. Each student
+// gets exactly the questions the quota leaves, a thread for each and
+// none for the refused, and plan_usage counts them exactly.
+func TestOpeningThreadsAtOnce(t *testing.T) {
+	w := newBatchWorld(t)
+	ctx := context.Background()
+	var students []string
+	var ins []models.TurnInput
+	for i := range 15 {
+		students = append(students, w.user(models.PlanFree, i%4))
+	}
+	pro := w.user(models.PlanPro, 0)
+	for range 5 {
+		for _, u := range students {
+			ins = append(ins, w.opens(u, models.ModeTutor, "", 0, len(ins)))
+		}
+	}
+	for range 20 {
+		ins = append(ins, w.opens(pro, models.ModeTutor, "", 0, len(ins)))
+	}
+	errs := make([]error, len(ins))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, in := range ins {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = w.msgs.BeginTurn(ctx, in)
+		})
+	}
+	close(start)
+	wg.Wait()
+	admitted := map[string]int{}
+	for i, in := range ins {
+		if errs[i] == nil {
+			admitted[in.UserID]++
+			w.consecutive(in.ConversationID, 2)
+			continue
+		}
+		sameErr(t, errs[i], &models.QuotaError{Plan: models.PlanFree, Used: 3, Limit: 3, ResetAt: models.NextPeriod(w.now)})
+	}
+	for i, u := range students {
+		if want := 3 - i%4; admitted[u] != want || w.used(u) != 3 || w.threads(u) != want {
+			t.Errorf("student %d (used %d): %d admitted, plan_usage %d, %d threads; want %d, 3, %d",
+				i, i%4, admitted[u], w.used(u), w.threads(u), want, want)
+		}
+	}
+	if admitted[pro] != 20 || w.used(pro) != 20 || w.threads(pro) != 20 {
+		t.Errorf("pro: %d admitted, plan_usage %d, %d threads; want 20 each", admitted[pro], w.used(pro), w.threads(pro))
 	}
 }
