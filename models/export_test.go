@@ -37,3 +37,6 @@ var RecordTurnBatch = (*Messages).recordTurnBatch
 // CreateConversationBatch inserts checked conversations as one batch of
 // CreateWithContext.
 var CreateConversationBatch = (*Conversations).createBatch
+
+// Queued is how many callers are running or waiting in h.
+func (h *Hashing) Queued() int { return len(h.queue) }

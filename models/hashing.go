@@ -19,6 +19,10 @@ type Hashing struct {
 	slots chan struct{}
 	queue chan struct{}
 	wait  time.Duration
+	// Idle, when set, is called in a goroutine of its own whenever a hash
+	// ends and none is left running or waiting: the hashes' memory is
+	// garbage then, and the process can hand it back (cmd/aula does).
+	Idle func()
 }
 
 // DefaultHashSlots is one hash per CPU, at least two.
@@ -49,7 +53,13 @@ func (h *Hashing) Do(ctx context.Context, fn func()) error {
 	default:
 		return ErrHashingBusy
 	}
-	defer func() { <-h.queue }()
+	hashed := false
+	defer func() {
+		<-h.queue
+		if hashed && h.Idle != nil && len(h.queue) == 0 {
+			go h.Idle()
+		}
+	}()
 	timer := time.NewTimer(h.wait)
 	defer timer.Stop()
 	select {
@@ -61,6 +71,7 @@ func (h *Hashing) Do(ctx context.Context, fn func()) error {
 	}
 	defer func() { <-h.slots }()
 	fn()
+	hashed = true
 	return nil
 }
 

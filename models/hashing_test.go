@@ -58,3 +58,36 @@ func TestHashingRefusesPastTheBound(t *testing.T) {
 		})
 	}
 }
+
+// Idle is called once the last of a burst of hashes has ended, and not
+// while one is still running or waiting.
+func TestHashingIdleAfterTheLastHash(t *testing.T) {
+	h := models.NewHashing(1, 8, time.Hour)
+	idle := make(chan struct{}, 8)
+	h.Idle = func() { idle <- struct{}{} }
+	first := make(chan struct{})
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_ = h.Do(context.Background(), func() { close(first); <-release })
+	})
+	<-first
+	wg.Go(func() { _ = h.Do(context.Background(), func() {}) }) // waits for the slot
+	waitQueued(t, h, 2)
+	close(release)
+	wg.Wait()
+	<-idle // the second hash, the last, ended
+	select {
+	case <-idle:
+		t.Error("Idle was called while a hash was still waiting")
+	default:
+	}
+}
+
+// waitQueued waits until n callers are running or waiting in h.
+func waitQueued(t *testing.T, h *models.Hashing, n int) {
+	t.Helper()
+	for h.Queued() < n {
+		time.Sleep(time.Millisecond)
+	}
+}
