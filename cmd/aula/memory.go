@@ -13,11 +13,12 @@ import (
 // (heap, goroutine stacks and its own data; the resident size adds the
 // program's code, 20 to 35 MiB). Near it the collector runs sooner rather
 // than letting the heap grow to twice what is live; but at a class of a
-// thousand answers what is live (heap and stacks) is itself about 120 MiB,
-// and a 120MiB limit cut the peak from 208-234 MB to 153-173 MB for 70-80 %
-// more CPU and a first token several times later (README, "A class at
-// once: memory"). So it is for an instance under a memory cap, set below
-// that cap, not a default.
+// thousand answers what is live (heap and stacks) is itself about 100 MiB,
+// and a 130MiB limit held the peak at 148-158 MB (174-187 MB without) for
+// 40-80 % more CPU and a p99 first token up to twice as late (README, "A
+// class at once: memory"). So it is for an instance under a memory cap,
+// set below that cap, not a default; while many answers stream the
+// collector already runs at a lower GOGC (pacing.go).
 const defaultMemoryLimit = math.MaxInt64
 
 // memoryLimit reads AULA_MEMORY_LIMIT: a size in bytes with an optional
