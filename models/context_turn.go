@@ -18,24 +18,11 @@ type ContextTurn struct {
 // earlier context, oldest turn first, in one transaction.
 func (s *Conversations) CreateWithContext(ctx context.Context, userID, mode, lessonID string, moduleID int64, style string, turns []ContextTurn) (*Conversation, error) {
 	if len(turns) == 0 {
-		// One statement is its own transaction: no BEGIN and COMMIT
-		// round trips. Conversations created together share one (see
-		// conversation_batch.go); a question opening its thread without
-		// earlier context does not come here: its thread is stored with
-		// it (NewThread). A caller that leaves meanwhile may leave an
-		// empty thread behind, which DeleteStaleEmpty removes.
-		if inTx(ctx) {
-			return s.Create(ctx, userID, mode, lessonID, moduleID, style)
-		}
-		c, err := newConversation(userID, mode, lessonID, moduleID, style)
-		if err != nil {
-			return nil, err
-		}
-		created, err := s.creates.do(ctx, c)
-		if err == nil {
-			s.recent.put(*created)
-		}
-		return created, err
+		// Its statements are their own transaction: no BEGIN and COMMIT
+		// round trips. A question opening its thread does not come here
+		// (its thread is stored with it, NewThread), so no class's burst
+		// does: these are threads a program opens explicitly.
+		return s.Create(ctx, userID, mode, lessonID, moduleID, style)
 	}
 	var c *Conversation
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {

@@ -55,17 +55,13 @@ type Conversations struct {
 	db *gorm.DB
 	// get reads the threads that requests arriving together ask for in one statement.
 	get *reader[convKey, *Conversation]
-	// creates inserts the conversations of asks arriving together in one statement.
-	creates *batcher[Conversation, *Conversation]
 	// recent remembers the threads this process saw lately (conversation_recent.go).
 	recent recent
 }
 
 // NewConversations returns the conversations store.
 func NewConversations(db *gorm.DB) *Conversations {
-	s := &Conversations{db: db, get: newReader(db, findConversations)}
-	s.creates = newBatcher(batchWorkers, batchMax, s.createBatch)
-	return s
+	return &Conversations{db: db, get: newReader(db, findConversations)}
 }
 
 // ValidMode reports whether mode is lesson, tutor or help.

@@ -34,9 +34,5 @@ func (s *LessonMaterials) ReadMaterials(ctx context.Context, ids []string) ([]*L
 // arrive while its workers are busy).
 var RecordTurnBatch = (*Messages).recordTurnBatch
 
-// CreateConversationBatch inserts checked conversations as one batch of
-// CreateWithContext.
-var CreateConversationBatch = (*Conversations).createBatch
-
 // Queued is how many callers are running or waiting in h.
 func (h *Hashing) Queued() int { return len(h.queue) }

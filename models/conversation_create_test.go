@@ -1,7 +1,6 @@
 package models_test
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -10,9 +9,9 @@ import (
 	"aula/models"
 )
 
-// TestCreateConversationsAtOnce: conversations opened together (the API
-// opens one per question) are created as Create would, each caller with
-// its own answer, in one statement and through CreateWithContext at once.
+// TestCreateConversationsAtOnce: conversations opened together through
+// CreateWithContext are created as Create would, each caller with its own
+// answer.
 func TestCreateConversationsAtOnce(t *testing.T) {
 	w := newBatchWorld(t)
 	(&fx{t: t, db: w.db}).content()
@@ -60,24 +59,6 @@ func TestCreateConversationsAtOnce(t *testing.T) {
 			t.Fatalf("%s: stored %+v %v", tt.name, got, err)
 		}
 	}
-
-	t.Run("one statement", func(t *testing.T) {
-		var rows []models.Conversation
-		for _, tt := range tests[:5] {
-			c := models.Conversation{UserID: u, Mode: cmp.Or(tt.mode, models.ModeTutor), Style: cmp.Or(tt.style, models.StyleExplain)}
-			if tt.lesson != "" {
-				c.LessonID = str(tt.lesson)
-			}
-			if tt.module != 0 {
-				c.ModuleID = num(tt.module)
-			}
-			rows = append(rows, c)
-		}
-		outs, errs := models.CreateConversationBatch(w.convs, context.Background(), rows)
-		for i := range rows {
-			check(t, i, outs[i], errs[i])
-		}
-	})
 
 	t.Run("through CreateWithContext at once", func(t *testing.T) {
 		before := w.int(`SELECT count(*) FROM conversations`)
