@@ -30,12 +30,12 @@ import (
 // so a class asking at once waits for no read of its threads.
 func (a *App) ask(c echo.Context) error {
 	uid, cid := handlers.UserFrom(c).ID, c.Param("cid")
-	if conv := a.Conversations.Remembered(uid, cid); conv != nil {
-		return a.askIn(c, conv, c.FormValue(panelPathField))
-	}
-	conv, err := a.Conversations.Get(c.Request().Context(), uid, cid)
-	if err != nil {
-		return err
+	conv := a.Conversations.Remembered(uid, cid)
+	if conv == nil {
+		var err error
+		if conv, err = a.Conversations.Get(c.Request().Context(), uid, cid); err != nil {
+			return err
+		}
 	}
 	return a.askIn(c, conv, c.FormValue(panelPathField))
 }
