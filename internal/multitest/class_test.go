@@ -78,7 +78,7 @@ func BenchmarkClass(b *testing.B) {
 	one := classSizes(b, "AULA_CLASS_ONE", []int{200})
 	var rows []classRow
 	for _, n := range sizes {
-		rows = append(rows, classRun(b, n, doorAPI), classRun(b, n, doorBrowser))
+		rows = append(rows, floorRun(b, n), classRun(b, n, doorAPI), classRun(b, n, doorBrowser))
 	}
 	for _, n := range one {
 		if n > 0 {
@@ -86,15 +86,19 @@ func BenchmarkClass(b *testing.B) {
 		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "\nclass of N students asking at once (fake OpenAI, 200 tokens at 50/s); provider = the fake alone with N streams, same run\n")
+	fmt.Fprintf(&out, "\nclass of N students asking at once (fake OpenAI, 200 tokens at 50/s); provider = the fake alone with N streams, same run;\n"+
+		"relay floor = the same class through a program that only relays the provider with langchaingo (no account, database or prompt)\n")
 	fmt.Fprintf(&out, "%-18s | %5s | %-19s | %-17s | %-19s | %8s | %8s | %9s | %8s | %-15s | %s\n",
 		"door", "N", "provider 1st p50/p99", "aula 1st p50/p99", "aula total p50/p99", "aula CPU", "PG CPU", "PG/answer",
 		"peak RSS", "stored complete", "errors, questions counted")
 	for _, r := range rows {
-		fmt.Fprintf(&out, "%-18s | %5d | %8s / %7s | %7s / %7s | %8s / %8s | %7.2fs | %7.2fs | %7.1fms | %5d MB | %6d / %-6d | %d, %d\n",
+		stored := fmt.Sprintf("%6d / %-6d | %d, %d", r.Complete, r.N, r.Errors, r.Counted)
+		if r.Door == doorFloor {
+			stored = fmt.Sprintf("%15s | %d, -", "-", r.Errors)
+		}
+		fmt.Fprintf(&out, "%-18s | %5d | %8s / %7s | %7s / %7s | %8s / %8s | %7.2fs | %7.2fs | %7.1fms | %5d MB | %s\n",
 			r.Door, r.N, ms(r.ProvFirst50), ms(r.ProvFirst99), ms(r.First50), ms(r.First99), ms(r.Total50), ms(r.Total99),
-			r.AulaCPU.Seconds(), r.PGCPU.Seconds(), float64(r.PGCPU.Microseconds())/1000/float64(r.N), r.PeakRSS/1024,
-			r.Complete, r.N, r.Errors, r.Counted)
+			r.AulaCPU.Seconds(), r.PGCPU.Seconds(), float64(r.PGCPU.Microseconds())/1000/float64(r.N), r.PeakRSS/1024, stored)
 	}
 	fmt.Print(out.String())
 }
@@ -213,11 +217,17 @@ func classAccounts(b *testing.B, dbURL string, n int) (emails, tokens []string) 
 // askAtOnce has every token ask at the same moment and read its stream to
 // the end; it returns each answer's first-chunk and total times.
 func askAtOnce(base string, tokens []string) (firsts, totals []time.Duration, errs int) {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: len(tokens), MaxConnsPerHost: 0}}
+	client := newClassClient(len(tokens))
 	return atOnce(len(tokens), func(i int) (time.Duration, time.Duration, error) {
 		body := fmt.Sprintf(`{"message":%q}`, classQuestion(i))
 		return streamOnce(client, base+"/api/v1/tutor/stream", tokens[i], body, `"type":"chunk"`, `"type":"done"`)
 	})
+}
+
+// newClassClient is the load generator's client: one connection per
+// student.
+func newClassClient(n int) *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
 }
 
 // atOnce runs n asks at the same moment and collects their first-token

@@ -1,0 +1,79 @@
+// Command relay is the class benchmark's floor: the least a Go server
+// can do to stream a model's answer to many students at once on this
+// machine. It reads the question, asks the provider through langchaingo's
+// OpenAI client with aula's transport settings, and writes each token as
+// a server-sent `data:` line as aula's API stream does, with no account,
+// no database, no prompt and no stored answer. BenchmarkClass runs it
+// beside aula, so aula's first token can be read against what any
+// program on the same stack gets from the same load.
+//
+//	OPENAI_BASE_URL=http://127.0.0.1:8080/v1 go run ./internal/bench/relay
+//
+// It listens on RELAY_ADDR (default 127.0.0.1:0) and prints its URL.
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+func main() {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.ReadBufferSize, transport.WriteBufferSize = 1<<10, 1<<10
+	llm, err := openai.New(openai.WithToken(cmp.Or(os.Getenv("OPENAI_API_KEY"), "sk-none")),
+		openai.WithBaseURL(os.Getenv("OPENAI_BASE_URL")), openai.WithModel("fake-model"),
+		openai.WithHTTPClient(&http.Client{Transport: transport}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", cmp.Or(os.Getenv("RELAY_ADDR"), "127.0.0.1:0"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("relay is ready at http://%s\n", ln.Addr())
+	log.Fatal(http.Serve(ln, relay{llm}))
+}
+
+// relay answers every POST holding {"message": ...} with the model's
+// answer as an event stream.
+type relay struct{ llm llms.Model }
+
+func (r relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	var q struct{ Message string }
+	if err := json.NewDecoder(req.Body).Decode(&q); err != nil || q.Message == "" {
+		http.Error(w, "want {\"message\": ...}", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	flusher := w.(http.Flusher)
+	flusher.Flush()
+	_, err := r.llm.GenerateContent(req.Context(),
+		[]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, q.Message)},
+		llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
+			writeData(w, map[string]string{"type": "chunk", "text": string(chunk)})
+			flusher.Flush()
+			return nil
+		}))
+	if err != nil {
+		writeData(w, map[string]string{"type": "error", "reason": err.Error()})
+	} else {
+		writeData(w, map[string]string{"type": "done"})
+	}
+	flusher.Flush()
+}
+
+// writeData writes one `data:` line of JSON.
+func writeData(w http.ResponseWriter, v any) {
+	b, _ := json.Marshal(v)
+	_, _ = w.Write(append(append([]byte("data: "), b...), '\n', '\n'))
+}

@@ -1,0 +1,93 @@
+package multitest
+
+import (
+	"bufio"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"aula/internal/fakellm"
+)
+
+// The class benchmark's floor: the same class asks at once through the
+// relay (internal/bench/relay), a program that only passes the provider's
+// stream through langchaingo to the student, with no account, database or
+// prompt. Its first token is what any program on this stack gets on this
+// machine under the same load, so aula's own share is aula's figure less
+// the relay's, both measured in the same run.
+
+// doorFloor is the relay's row.
+const doorFloor = "relay floor"
+
+var (
+	relayOnce   sync.Once
+	relayBinary string
+	relayErr    error
+)
+
+// buildRelay builds the relay once per test binary.
+func buildRelay(b *testing.B) string {
+	b.Helper()
+	relayOnce.Do(func() {
+		relayBinary = filepath.Join(tmpDir, "relay")
+		build := exec.Command("go", "build", "-o", relayBinary, "./internal/bench/relay")
+		build.Dir = filepath.Join("..", "..")
+		if out, err := build.CombinedOutput(); err != nil {
+			relayErr = fmt.Errorf("build the relay: %w\n%s", err, out)
+		}
+	})
+	if relayErr != nil {
+		b.Fatal(relayErr)
+	}
+	return relayBinary
+}
+
+// floorRun measures n students asking at once through the relay.
+func floorRun(b *testing.B, n int) classRow {
+	b.Helper()
+	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50})
+	row := classRow{Door: doorFloor, N: n}
+	row.ProvFirst50, row.ProvFirst99 = providerFirstTokens(b, fake.URL, n)
+
+	cmd := exec.Command(buildRelay(b))
+	cmd.Env = []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-fake"}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "relay is ready at ")
+	if err != nil || !ok {
+		b.Fatalf("the relay did not start: %q, %v", line, err)
+	}
+
+	pid := cmd.Process.Pid
+	before := cpuOf(pid, false)
+	firsts, totals, errs := askRelayAtOnce(base, n)
+	row.AulaCPU = cpuOf(pid, false) - before
+	row.PeakRSS = peakRSS(pid)
+	row.Errors = errs
+	row.First50, row.First99 = pct(firsts, 50), pct(firsts, 99)
+	row.Total50, row.Total99 = pct(totals, 50), pct(totals, 99)
+	return row
+}
+
+// askRelayAtOnce has n students ask the relay at the same moment.
+func askRelayAtOnce(base string, n int) (firsts, totals []time.Duration, errs int) {
+	client := newClassClient(n)
+	return atOnce(n, func(i int) (time.Duration, time.Duration, error) {
+		body := fmt.Sprintf(`{"message":%q}`, classQuestion(i))
+		return streamOnce(client, base+"/", "", body, `"type":"chunk"`, `"type":"done"`)
+	})
+}
