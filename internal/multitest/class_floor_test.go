@@ -20,8 +20,12 @@ import (
 // machine under the same load, so aula's own share is aula's figure less
 // the relay's, both measured in the same run.
 
-// doorFloor is the relay's row.
-const doorFloor = "relay floor"
+// The floor's rows: the relay through langchaingo, and the relay that
+// copies the provider's stream unparsed (RELAY_MODE=pipe).
+const (
+	doorFloor = "relay floor"
+	doorPipe  = "pipe floor"
+)
 
 var (
 	relayOnce   sync.Once
@@ -46,15 +50,19 @@ func buildRelay(b *testing.B) string {
 	return relayBinary
 }
 
-// floorRun measures n students asking at once through the relay.
-func floorRun(b *testing.B, n int) classRow {
+// floorRun measures n students asking at once through the relay; door
+// says which.
+func floorRun(b *testing.B, n int, door string) classRow {
 	b.Helper()
 	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50})
-	row := classRow{Door: doorFloor, N: n}
+	row := classRow{Door: door, N: n}
 	row.ProvFirst50, row.ProvFirst99 = providerFirstTokens(b, fake.URL, n)
 
 	cmd := exec.Command(buildRelay(b))
 	cmd.Env = []string{"OPENAI_BASE_URL=" + fake.URL + "/v1", "OPENAI_API_KEY=sk-fake"}
+	if door == doorPipe {
+		cmd.Env = append(cmd.Env, "RELAY_MODE=pipe")
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)

@@ -78,7 +78,7 @@ func BenchmarkClass(b *testing.B) {
 	one := classSizes(b, "AULA_CLASS_ONE", []int{200})
 	var rows []classRow
 	for _, n := range sizes {
-		rows = append(rows, floorRun(b, n), classRun(b, n, doorAPI), classRun(b, n, doorBrowser))
+		rows = append(rows, floorRun(b, n, doorPipe), floorRun(b, n, doorFloor), classRun(b, n, doorAPI), classRun(b, n, doorBrowser))
 	}
 	for _, n := range one {
 		if n > 0 {
@@ -87,13 +87,14 @@ func BenchmarkClass(b *testing.B) {
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "\nclass of N students asking at once (fake OpenAI, 200 tokens at 50/s); provider = the fake alone with N streams, same run;\n"+
-		"relay floor = the same class through a program that only relays the provider with langchaingo (no account, database or prompt)\n")
+		"relay floor = the same class through a program that only relays the provider with langchaingo (no account, database or prompt);\n"+
+		"pipe floor = the same, copying the provider's stream unparsed\n")
 	fmt.Fprintf(&out, "%-18s | %5s | %-19s | %-17s | %-19s | %8s | %8s | %9s | %8s | %-15s | %s\n",
 		"door", "N", "provider 1st p50/p99", "aula 1st p50/p99", "aula total p50/p99", "aula CPU", "PG CPU", "PG/answer",
 		"peak RSS", "stored complete", "errors, questions counted")
 	for _, r := range rows {
 		stored := fmt.Sprintf("%6d / %-6d | %d, %d", r.Complete, r.N, r.Errors, r.Counted)
-		if r.Door == doorFloor {
+		if r.Door == doorFloor || r.Door == doorPipe {
 			stored = fmt.Sprintf("%15s | %d, -", "-", r.Errors)
 		}
 		fmt.Fprintf(&out, "%-18s | %5d | %8s / %7s | %7s / %7s | %8s / %8s | %7.2fs | %7.2fs | %7.1fms | %5d MB | %s\n",

@@ -10,9 +10,14 @@
 //	OPENAI_BASE_URL=http://127.0.0.1:8080/v1 go run ./internal/bench/relay
 //
 // It listens on RELAY_ADDR (default 127.0.0.1:0) and prints its URL.
+// With RELAY_MODE=pipe it does even less: it posts the question to the
+// provider itself and copies the provider's event stream to the student
+// line by line, unparsed, which is the least any relay can do.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -21,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -40,6 +46,9 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("relay is ready at http://%s\n", ln.Addr())
+	if os.Getenv("RELAY_MODE") == "pipe" {
+		log.Fatal(http.Serve(ln, pipe{base: os.Getenv("OPENAI_BASE_URL"), client: &http.Client{Transport: transport}}))
+	}
 	log.Fatal(http.Serve(ln, relay{llm}))
 }
 
@@ -76,4 +85,51 @@ func (r relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func writeData(w http.ResponseWriter, v any) {
 	b, _ := json.Marshal(v)
 	_, _ = w.Write(append(append([]byte("data: "), b...), '\n', '\n'))
+}
+
+// pipe answers every POST holding {"message": ...} with the provider's
+// own event stream, copied line by line.
+type pipe struct {
+	base   string
+	client *http.Client
+}
+
+func (p pipe) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	var q struct{ Message string }
+	if err := json.NewDecoder(req.Body).Decode(&q); err != nil || q.Message == "" {
+		http.Error(w, "want {\"message\": ...}", http.StatusBadRequest)
+		return
+	}
+	body, _ := json.Marshal(map[string]any{"model": "fake-model", "stream": true,
+		"messages": []map[string]string{{"role": "user", "content": q.Message}}})
+	up, _ := http.NewRequestWithContext(req.Context(), http.MethodPost, p.base+"/chat/completions", bytes.NewReader(body))
+	up.Header.Set("Content-Type", "application/json")
+	up.Header.Set("Authorization", "Bearer "+cmp.Or(os.Getenv("OPENAI_API_KEY"), "sk-none"))
+	res, err := p.client.Do(up)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer res.Body.Close()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	flusher := w.(http.Flusher)
+	lines := bufio.NewScanner(res.Body)
+	for lines.Scan() {
+		line := lines.Bytes()
+		var out []byte
+		switch {
+		case bytes.HasPrefix(line, []byte("data: [DONE]")):
+			out = []byte(`data: {"type":"done"}` + "\n")
+		case bytes.Contains(line, []byte(`"content":"`)) && !bytes.Contains(line, []byte(`"content":""`)):
+			// The student's reader looks for "type":"chunk" in an event with text.
+			out = append(append(slices.Clip(line), ` {"type":"chunk"}`...), '\n')
+		default:
+			out = append(slices.Clip(line), '\n')
+		}
+		_, _ = w.Write(out)
+		if len(line) == 0 { // an event ends with an empty line
+			flusher.Flush()
+		}
+	}
 }
