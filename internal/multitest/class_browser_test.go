@@ -3,9 +3,11 @@ package multitest
 import (
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -99,8 +101,14 @@ func (b *browser) fetchCSRF(ctx context.Context, u string) error {
 	return nil
 }
 
+// sseConnect finds the answer's event stream in the ask's fragment: the
+// URL the page's SSE extension opens (the bubble asks for its Markdown
+// rendered as it grows).
+var sseConnect = regexp.MustCompile(`sse-connect="(/messages/[0-9a-f-]{36}/stream[^"]*)"`)
+
 // browserAsk posts the ask form as HTMX does and reads the answer's
-// event stream to its end; it returns the first-chunk and total times.
+// event stream, opened as the page opens it, to its end; it returns the
+// first-chunk and total times.
 func (cb *classBrowser) browserAsk(base string, i int) (first, total time.Duration, err error) {
 	ctx := context.Background()
 	t0 := time.Now()
@@ -115,12 +123,12 @@ func (cb *classBrowser) browserAsk(base string, i int) (first, total time.Durati
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	m := streamRe.FindSubmatch(body)
+	m := sseConnect.FindSubmatch(body)
 	if res.StatusCode != http.StatusOK || m == nil {
 		return 0, 0, fmt.Errorf("ask: status %d", res.StatusCode)
 	}
 	done := false
-	err = cb.br.stream(ctx, base, string(m[1]), "", func(ev sseEvent) bool {
+	err = cb.br.streamAt(ctx, base+html.UnescapeString(string(m[1])), "", func(ev sseEvent) bool {
 		if ev.name == "chunk" && first == 0 {
 			first = time.Since(t0)
 		}

@@ -398,11 +398,16 @@ type sseEvent struct {
 // not "") and calls on for each event until it returns false or the
 // stream ends.
 func (b *browser) stream(ctx context.Context, base, mid, lastID string, on func(sseEvent) bool) error {
+	return b.streamAt(ctx, base+"/messages/"+mid+"/stream", lastID, on)
+}
+
+// streamAt is stream, reading the event stream at u.
+func (b *browser) streamAt(ctx context.Context, u, lastID string, on func(sseEvent) bool) error {
 	hdr := map[string]string{"Accept": "text/event-stream"}
 	if lastID != "" {
 		hdr["Last-Event-ID"] = lastID
 	}
-	res, err := b.do(ctx, "GET", base+"/messages/"+mid+"/stream", nil, hdr)
+	res, err := b.do(ctx, "GET", u, nil, hdr)
 	if err != nil {
 		return err
 	}
