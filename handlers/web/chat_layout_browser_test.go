@@ -85,6 +85,8 @@ func TestLayoutChatFollows(t *testing.T) {
 // the bottom, left alone when scrolled up, "↓ latest" brings it back.
 func chatStreamFollows(t *testing.T, b *browser.Browser, st *stepper, size string) {
 	t.Helper()
+	// Keep the answer's event source, to deliver one event at a chosen moment.
+	eval[bool](b, `(() => { const make = htmx.createEventSource; htmx.createEventSource = url => (window.__es = make(url)); return true; })()`)
 	mid := sendQ(b, "stream please", false)
 	if role := eval[string](b, fmt.Sprintf(`document.getElementById('slow-%s').getAttribute('role')`, mid)); role != "status" {
 		b.Errorf("the slow-answer notice has role %q, want status (a live region)", role)
@@ -99,8 +101,11 @@ func chatStreamFollows(t *testing.T, b *browser.Browser, st *stepper, size strin
 	if gap > 1 {
 		b.Errorf("while streaming, the answer ends %.0f px below the visible list", gap)
 	}
-	// Scroll up to reread: new lines must not move the list.
-	top := eval[float64](b, `(() => { const l = document.getElementById('messages'); l.scrollTop = l.scrollHeight - l.clientHeight - 400; return l.scrollTop; })()`)
+	// Scroll up to reread: new lines must not move the list, not even a
+	// chunk that lands before the scroll's own event (a frame later, later
+	// still on a busy machine): one is delivered in the same task.
+	top := eval[float64](b, `(() => { const l = document.getElementById('messages'); l.scrollTop = l.scrollHeight - l.clientHeight - 400;
+		window.__es.dispatchEvent(new MessageEvent('chunk', {data: ' '})); return l.scrollTop; })()`)
 	waitFor(b, "↓ latest offered", `!document.getElementById('jump-latest').hidden`)
 	for range 6 {
 		st.step <- struct{}{}

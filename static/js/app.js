@@ -88,8 +88,12 @@
   // bubbles and streamed text keep it there; once they scroll up to reread,
   // nothing moves and "↓ latest" takes them back.
   var follow = true;
+  // Where the list was when last seen (by its scroll event or by toEnd):
+  // a scroll whose event has not come yet shows as the list above that.
+  var seen = null, seenTop = 0;
   function list() { return document.getElementById("messages"); }
   function atBottom(l) { return l.scrollHeight - l.scrollTop - l.clientHeight < 24; }
+  function saw(l) { seen = l; seenTop = l.scrollTop; }
   function showJump(show) {
     var b = document.getElementById("jump-latest");
     if (b && b.hidden === show) b.hidden = !show;
@@ -98,14 +102,26 @@
     var l = list();
     if (!l) return;
     l.scrollTop = l.scrollHeight;
+    saw(l);
     follow = true;
     showJump(false);
   }
   document.addEventListener("scroll", function (e) {
     if (e.target.id !== "messages") return;
+    saw(e.target);
     follow = atBottom(e.target);
     showJump(!follow);
   }, true);
+  // A swap is about to land: a scroll the student made in this frame has
+  // not sent its event yet, and once the new text moves the bottom away
+  // that scroll would be pulled back down. Read it now, before the swap (a
+  // list that shrank since is at its bottom, not scrolled up).
+  function catchScroll() {
+    var l = list();
+    if (follow && l && l === seen && l.scrollTop < seenTop - 1 && !atBottom(l)) follow = false;
+  }
+  document.addEventListener("htmx:beforeSwap", catchScroll);
+  document.addEventListener("htmx:sseBeforeMessage", catchScroll);
   document.addEventListener("click", function (e) {
     if (e.target.closest && e.target.closest("#jump-latest")) {
       toEnd();
