@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -133,16 +134,39 @@ func (b *Browser) step(what string, actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// value runs one action that returns a value, like step.
+// value runs one action that reads the page and returns what it read,
+// like step. A page that replaces itself while it is read (a refresh, a
+// redirect) is read again: what the read had found went away with the old
+// document, and the new one is the page shown now.
 func value[T any](b *Browser, what string, a chromedp.Action[T]) T {
 	b.T.Helper()
 	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
 	defer cancel()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		b.Fatalf("%s: %v", what, err)
+	for {
+		v, err := chromedp.Run(ctx, a)
+		if err == nil {
+			return v
+		}
+		if !replaced(err) || ctx.Err() != nil {
+			b.Fatalf("%s: %v", what, err)
+		}
 	}
-	return v
+}
+
+// replaced reports whether err says the document was replaced under a
+// read: its node ids or its JavaScript context no longer exist.
+func replaced(err error) bool {
+	var e *cdproto.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	for _, gone := range []string{"No node with given id", "Could not find node with given id",
+		"Cannot find context with specified id", "Execution context was destroyed"} {
+		if strings.Contains(e.Message, gone) {
+			return true
+		}
+	}
+	return false
 }
 
 // Navigate opens url and waits for it to load.
