@@ -29,6 +29,14 @@ func (m *Metrics) StreamOpened() { m.streams.Add(1) }
 // StreamClosed counts an SSE stream that ends.
 func (m *Metrics) StreamClosed() { m.streams.Add(-1) }
 
+// OpenStreams is how many SSE streams are open now (0 without Metrics).
+func (m *Metrics) OpenStreams() int {
+	if m == nil {
+		return 0
+	}
+	return int(m.streams.Load())
+}
+
 // metricsPage writes the counters.
 func (s *Server) metricsPage(c echo.Context) error {
 	var b strings.Builder

@@ -61,7 +61,8 @@ var streamURL = regexp.MustCompile(`/messages/([0-9a-f-]{36})/stream`)
 // process has not seen it (the answer's request is prepared from it while
 // the turn is recorded) and records the turn (one, which also returns the
 // month's count the page shows); the stream reads the session with its
-// user and follows the answer in memory.
+// user and follows the answer in memory; rendering the first words reads
+// nothing.
 func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 	for _, tc := range []struct {
 		name, plan  string
@@ -74,9 +75,9 @@ func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ask, stream, body := askStatements(t, tc.plan, tc.seen)
-			t.Logf("the ask runs %d statements, its stream %d up to the first chunk", ask, stream)
+			t.Logf("the ask runs %d statements, its stream %d up to the first chunk shown", ask, stream)
 			if ask != tc.ask || stream != tc.stream {
-				t.Errorf("the ask runs %d statements and its stream %d before the first chunk, want %d and %d",
+				t.Errorf("the ask runs %d statements and its stream %d before its first chunk is shown, want %d and %d",
 					ask, stream, tc.ask, tc.stream)
 			}
 			// The month's count comes with the turn: the bar shows this question.
@@ -88,7 +89,9 @@ func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 }
 
 // askStatements counts the statements of an HTMX ask by a user of plan,
-// and of its stream up to the first chunk, and the ask's answer. The
+// and of its stream, opened as the page opens it, up to the first chunk
+// and its rendering (no section link in it: nothing to point into a
+// lesson), and the ask's answer. The
 // thread is made through the server when seen, else by another process.
 func askStatements(t *testing.T, plan string, seen bool) (ask, stream int64, body string) {
 	t.Helper()
@@ -119,10 +122,11 @@ func askStatements(t *testing.T, plan string, seen bool) (ask, stream int64, bod
 		t.Fatalf("no stream in the ask's answer:\n%s", body)
 	}
 	n.Store(0)
-	live := apptest.OpenSSE(t, c, m[1], "", "")
+	live := apptest.OpenSSE(t, c, m[1], "", "?render=1") // as the page's bubble opens it
 	defer live.Close()
 	st.step <- struct{}{}
 	live.Must(t, "chunk")
+	live.Must(t, "md")
 	stream = n.Load()
 	st.step <- struct{}{}
 	live.Rest(t)

@@ -72,7 +72,7 @@ func (a *App) stream(c echo.Context) error {
 			continue
 		}
 		// All text read: render it now if the last render is old enough.
-		if now := time.Now(); d.due(now) {
+		if now := time.Now(); d.due(now, a.Metrics.OpenStreams()) {
 			a.writeDraft(c, w, d, now, inPanel)
 		}
 		select {

@@ -13,6 +13,7 @@ import (
 	"aula/markdown"
 	"aula/models"
 	"aula/tutor"
+	"aula/urls"
 	"aula/views"
 )
 
@@ -81,4 +82,38 @@ func TestStreamRendersMarkdownAsItGrows(t *testing.T) {
 	if ev := raw.Must(t, "done"); ev.Name != "done" {
 		t.Fatalf("the raw reader ended with %q", ev.Name)
 	}
+}
+
+// A lesson thread's draft points its section links into the lesson's
+// page, as the finished answer does, from the first rendering that holds
+// one; the renderings before it need no links.
+func TestDraftSectionLinksPointIntoTheLesson(t *testing.T) {
+	link := "See [§ VLANs](#how-a-switch-keeps-vlans-apart)."
+	st := &stepper{tokens: []string{"No link yet. ", link}, step: make(chan struct{})}
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
+	s.App.RenderEvery = 0
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	conv, err := s.App.Conversations.Create(context.Background(), u.ID, models.ModeLesson, "vlan-basics", 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Tutor.Ask(context.Background(), tutor.AskInput{UserID: u.ID, ConversationID: conv.ID, Content: "Where are VLANs kept apart?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := apptest.OpenSSE(t, c, res.AssistantMessage.ID, "", "?render=1")
+	defer live.Close()
+	want := `href="` + urls.Lesson("networking", "vlan-basics") + `#how-a-switch-keeps-vlans-apart"`
+	st.step <- struct{}{}
+	live.Must(t, "chunk")
+	if ev := live.Must(t, "md"); !strings.Contains(ev.Data, "No link yet.") || strings.Contains(ev.Data, "href") {
+		t.Fatalf("the first draft is %s", ev.Data)
+	}
+	st.step <- struct{}{}
+	live.Must(t, "chunk")
+	if ev := live.Must(t, "md"); !strings.Contains(ev.Data, want) {
+		t.Fatalf("the draft with the section link is\n%s\nwant a link with %s", ev.Data, want)
+	}
+	live.Must(t, "done")
 }
