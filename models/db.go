@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -24,7 +25,15 @@ var ErrNotFound = errors.New("not found")
 
 // Open connects to PostgreSQL and checks the connection.
 func Open(ctx context.Context, url string) (*gorm.DB, error) {
-	db, err := gorm.Open(postgres.Open(url), &gorm.Config{
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	// Statements run in pgx's default mode, which caches them prepared;
+	// its description cache serves another mode only, and each connection
+	// allocated one for 512 statements (28 KiB; 1.1 MiB for the pool).
+	cfg.DescriptionCacheCapacity = 0
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: stdlib.OpenDB(*cfg)}), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
 		PrepareStmt:            false,
