@@ -94,6 +94,12 @@ func (p *earlyProvider) Model() string { return ModelOf(p.inner) }
 // onToken refusing a token, ends the call, as it would end a call made
 // here; Stream returns once the call has.
 func (p *earlyProvider) Stream(ctx context.Context, _ Request, onToken func(string) error) (Usage, error) {
+	return p.follow(ctx, onToken)
+}
+
+// follow is Stream without the request, which the call already sent: the
+// generation follows the call through it (see ready.sender).
+func (p *earlyProvider) follow(ctx context.Context, onToken func(string) error) (Usage, error) {
 	c := p.call
 	stop := context.AfterFunc(ctx, c.end)
 	defer stop()

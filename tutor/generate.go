@@ -48,6 +48,14 @@ type outcome struct {
 
 // generate runs one answer to its end and stores it; it never returns
 // before the row leaves the streaming status.
+//
+// While the answer streams, this goroutine waits for the provider's
+// tokens with generate's, run's and streamAnswer's frames under it, and
+// the collector halves a waiting goroutine's stack only while it uses
+// under a quarter of it: so these frames hold pointers, not the request
+// and the outcome (hundreds of bytes each), and what runs after the
+// stream (settle, conclude) has frames of its own. A class of a thousand
+// answers keeps a thousand of these stacks.
 func (s *Service) generate(ctx context.Context, j *job) {
 	if j.prep == nil {
 		// A prepared job started when its preparation did.
@@ -57,7 +65,12 @@ func (s *Service) generate(ctx context.Context, j *job) {
 	defer cancelTimeout()
 	defer j.st.Cancel(nil)
 	stopPersist := s.streams.Persist(j.st)
-	o := s.run(ctx, j)
+	s.conclude(ctx, j, s.run(ctx, j), stopPersist)
+}
+
+// conclude stores the outcome o of j's generation under ctx, once the
+// persisting of its text has stopped, and names a new thread.
+func (s *Service) conclude(ctx context.Context, j *job, o *outcome, stopPersist func()) {
 	if o.status == models.StatusFailed && errors.Is(context.Cause(ctx), stream.ErrCancelled) {
 		// Stop is never an error, whatever it interrupted (reading the
 		// route, retrieving, waiting for the first token): what was
@@ -67,7 +80,7 @@ func (s *Service) generate(ctx context.Context, j *job) {
 	// The batch writer stops before Finish, so a late batch cannot race
 	// the final text (it would be refused anyway: the row is no longer streaming).
 	stopPersist()
-	s.store(j, o)
+	s.store(j, *o)
 	if o.status == models.StatusComplete && j.beforeSeq == 0 && j.conv.ID != "" && j.conv.Title == models.TitleFrom(j.plain) {
 		s.nameThread(j, o.receipt.Lang)
 	}
@@ -75,23 +88,30 @@ func (s *Service) generate(ctx context.Context, j *job) {
 
 // run asks the provider of the tutor_chat route and streams its answer
 // into the job's stream; the outcome says how it ended.
-func (s *Service) run(ctx context.Context, j *job) outcome {
+func (s *Service) run(ctx context.Context, j *job) *outcome {
 	r := s.readyFor(ctx, j)
-	o, prov, req := r.o, r.prov, r.req
-	if o.status != "" {
-		return o
+	if r.o.status != "" {
+		return &r.o
 	}
-	cause, err := s.streamAnswer(ctx, j, prov, req, &o)
-	o = o.ended(cause, err, stream.Clean(j.st.Text()))
-	markCited(o.receipt.Citations, req.Sources, o.content)
-	est := estimateUsage(req, o.content)
+	cause, err := s.streamAnswer(ctx, j, r.sender(), &r.o)
+	s.settle(j, r, cause, err)
+	return &r.o
+}
+
+// settle completes r's outcome once its stream ended with cause (nil: on
+// its own) and the provider's err: its status, the sources it cited and
+// the tokens it used (estimated where the provider did not say).
+func (s *Service) settle(j *job, r *ready, cause, err error) {
+	o := r.o.ended(cause, err, stream.Clean(j.st.Text()))
+	markCited(o.receipt.Citations, r.req.Sources, o.content)
+	est := estimateUsage(r.req, o.content)
 	if o.usage.TokensIn == 0 {
 		o.usage.TokensIn = est.TokensIn
 	}
 	if o.usage.TokensOut == 0 {
 		o.usage.TokensOut = est.TokensOut
 	}
-	return o
+	r.o = o
 }
 
 // provider opens the provider of the tutor_chat route; a failed outcome
@@ -109,16 +129,32 @@ func (s *Service) provider(ctx context.Context) (*models.AIRoute, Provider, outc
 	return route, prov, o
 }
 
-// streamAnswer streams the provider's answer into the job's stream,
+// sender streams a request's answer to onToken under ctx.
+type sender func(ctx context.Context, onToken func(string) error) (Usage, error)
+
+// sender is how r's answer is streamed: a call started early is
+// followed without the request in hand (the generation waits for its
+// tokens with no copy of it on its stack, see generate), else r's
+// provider is called with r's request.
+func (r *ready) sender() sender {
+	if p, ok := r.prov.(*earlyProvider); ok {
+		return p.follow
+	}
+	return func(ctx context.Context, onToken func(string) error) (Usage, error) {
+		return r.prov.Stream(ctx, r.req, onToken)
+	}
+}
+
+// streamAnswer streams the answer send brings into the job's stream,
 // within the first-token timeout and the answer size cap. It returns why
 // the stream's context ended (nil if it did not) and the provider's error.
-func (s *Service) streamAnswer(ctx context.Context, j *job, prov Provider, req Request, o *outcome) (cause, err error) {
+func (s *Service) streamAnswer(ctx context.Context, j *job, send sender, o *outcome) (cause, err error) {
 	streamCtx, cancelStream := context.WithCancelCause(ctx)
 	defer cancelStream(nil)
 	firstToken := time.AfterFunc(s.cfg.FirstTokenTimeout, func() { cancelStream(errFirstTokenTimeout) })
 	defer firstToken.Stop()
 	size := 0
-	o.usage, err = prov.Stream(streamCtx, req, func(tok string) error {
+	o.usage, err = send(streamCtx, func(tok string) error {
 		if tok == "" {
 			return nil
 		}

@@ -24,12 +24,19 @@ type ready struct {
 }
 
 // readyFor is the request prepared for the job while its question was
-// recorded, or the one prepare builds now.
-func (s *Service) readyFor(ctx context.Context, j *job) ready {
-	if j.prep != nil {
-		return j.prep.wait()
+// recorded, or the one prepare builds now (on the heap: the generation's
+// frames stay small while it streams, see generate).
+func (s *Service) readyFor(ctx context.Context, j *job) *ready {
+	r := new(ready)
+	if p := j.prep; p != nil {
+		// What the preparation assumed and the copy of its result are not
+		// needed past here, and the job lives as long as the answer streams.
+		j.prep = nil
+		*r = p.wait()
+	} else {
+		*r = s.prepare(ctx, j, false)
 	}
-	return s.prepare(ctx, j, false)
+	return r
 }
 
 // opened is the tutor_chat route read and its provider opened, or the

@@ -171,8 +171,11 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		return nil, fmt.Errorf("ask: %w", err)
 	}
 	s.convs.Remember(turn.Conversation)
+	// The job lives as long as the answer streams: it points at a copy of
+	// the locale, not into the turn, which would keep the whole turn.
+	locale := turn.Locale
 	j := &job{st: st, answer: turn.Assistant, conv: turn.Conversation, question: question, plain: content,
-		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage, locale: &turn.Locale,
+		beforeSeq: turn.User.Seq, lang: in.Lang, passage: passage, locale: &locale,
 		noHistory: turn.User.Seq == 0 && !turn.HasContext}
 	s.adopt(j, prep, turn)
 	if !s.launch(genCtx, j) {

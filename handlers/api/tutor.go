@@ -78,7 +78,9 @@ func (a *App) apiStream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sub, err := a.Streams.Subscribe(ctx, u.ID, res.AssistantMessage.ID, 0)
+	// Only the ids are kept while the answer streams, not the whole result.
+	cid, mid := res.Conversation.ID, res.AssistantMessage.ID
+	sub, err := a.Streams.Subscribe(ctx, u.ID, mid, 0)
 	if err != nil {
 		return err
 	}
@@ -91,7 +93,7 @@ func (a *App) apiStream(c echo.Context) error {
 			return nil // the client left; the answer is still stored
 		}
 		if final != nil {
-			writeData(w, finalEvent(res.Conversation.ID, res.AssistantMessage.ID, final))
+			writeData(w, finalEvent(cid, mid, final))
 			return nil
 		}
 		writeData(w, map[string]string{"type": "chunk", "text": text})
