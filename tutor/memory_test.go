@@ -2,9 +2,9 @@ package tutor
 
 import (
 	"context"
-	"runtime"
 	"testing"
 
+	"aula/internal/heaptest"
 	"aula/models"
 )
 
@@ -49,9 +49,9 @@ func TestStreamingAnswerKeepsLittle(t *testing.T) {
 		f.wait(u, id)
 	}
 	release = make(chan struct{})
-	before := liveHeap()
+	before := heaptest.Live()
 	ids := askClass(t, f, u, classSize)
-	kept := (liveHeap() - before) / classSize
+	kept := (heaptest.Live() - before) / classSize
 	close(release)
 	for _, id := range ids {
 		if m := f.wait(u, id); m.Status != models.StatusComplete || m.Content != "Trunks carry VLANs." {
@@ -92,13 +92,4 @@ func askClass(t *testing.T, f *fixture, u string, n int) []string {
 		sub.Close()
 	}
 	return ids
-}
-
-// liveHeap is the heap's live bytes after a full collection.
-func liveHeap() int64 {
-	var m runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
