@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"aula/internal/apptest"
 	"aula/models"
@@ -20,6 +21,9 @@ func TestContinueAndRegenerateInParallel(t *testing.T) {
 	for _, action := range []string{"continue", "retry"} {
 		t.Run(action, func(t *testing.T) {
 			s := apptest.New(t, apptest.WithProvider(stoppable()))
+			// A regenerated answer goes on until stopped: the posts
+			// redirect at once instead of waiting for its end.
+			s.App.NoJSWait = time.Millisecond
 			u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 			c := s.SignIn(t, "ana@example.com", "a-long-password-1")
 			cid := apptest.NewThread(t, c)
