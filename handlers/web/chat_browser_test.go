@@ -48,12 +48,7 @@ func signInBrowser(t *testing.T, s *apptest.Server, email, password string) *bro
 // waitFor polls a JavaScript predicate in the page until it is true.
 func waitFor(b *browser.Browser, what, expr string) {
 	b.T.Helper()
-	ctx, cancel := context.WithTimeout(b.Ctx, browser.StepTimeout)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond),
-		chromedp.WithPollingTimeout(browser.StepTimeout))); err != nil {
-		b.Fatalf("waiting for %s (%s): %v", what, expr, err)
-	}
+	b.WaitFor(what, expr)
 }
 
 // eval runs a JavaScript expression and returns its value.

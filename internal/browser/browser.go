@@ -135,21 +135,46 @@ func (b *Browser) step(what string, actions ...chromedp.Action[chromedp.Void]) {
 }
 
 // value runs one action that reads the page and returns what it read,
-// like step. A page that replaces itself while it is read (a refresh, a
-// redirect) is read again: what the read had found went away with the old
-// document, and the new one is the page shown now.
+// like step, through again.
 func value[T any](b *Browser, what string, a chromedp.Action[T]) T {
 	b.T.Helper()
+	v, err := again(b, a)
+	if err != nil {
+		b.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// again runs an action that only reads the page, within the step timeout.
+// A page that replaces itself meanwhile (a refresh, a redirect, a reload)
+// is read again: what the read had found went away with the old document,
+// and the new one is the page shown now. Actions that change the page
+// (clicks, typing) are never run twice.
+func again[T any](b *Browser, a chromedp.Action[T]) (T, error) {
 	ctx, cancel := context.WithTimeout(b.Ctx, StepTimeout)
 	defer cancel()
 	for {
 		v, err := chromedp.Run(ctx, a)
-		if err == nil {
-			return v
+		if err == nil || !replaced(err) || ctx.Err() != nil {
+			return v, err
 		}
-		if !replaced(err) || ctx.Err() != nil {
-			b.Fatalf("%s: %v", what, err)
+		// The new document's context may not have reached chromedp yet.
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(10 * time.Millisecond):
 		}
+	}
+}
+
+// WaitFor waits until the JavaScript predicate expr holds in the page,
+// polled inside it every 20 ms; polling starts again in the new document
+// when the page is replaced meanwhile. It needs JavaScript on.
+func (b *Browser) WaitFor(what, expr string) {
+	b.T.Helper()
+	if _, err := again(b, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond),
+		chromedp.WithPollingTimeout(StepTimeout))); err != nil {
+		b.Fatalf("waiting for %s (%s): %v", what, expr, err)
 	}
 }
 
