@@ -134,8 +134,8 @@ func (b *Browser) step(what string, actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// value runs one action that reads the page and returns what it read,
-// like step, through again.
+// value runs one action that reads the page and returns what it read; it
+// fails the test like step, after the retries of again.
 func value[T any](b *Browser, what string, a chromedp.Action[T]) T {
 	b.T.Helper()
 	v, err := again(b, a)
