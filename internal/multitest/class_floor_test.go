@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"aula/internal/fakellm"
 )
@@ -82,20 +81,9 @@ func floorRun(b *testing.B, n int, door string) classRow {
 
 	pid := cmd.Process.Pid
 	before := cpuOf(pid, false)
-	firsts, totals, errs := askRelayAtOnce(base, n)
+	firsts, totals, errs := askAtOnce(base+"/", make([]string, n))
 	row.AulaCPU = cpuOf(pid, false) - before
 	row.PeakRSS = peakRSS(pid)
-	row.Errors = errs
-	row.First50, row.First99 = pct(firsts, 50), pct(firsts, 99)
-	row.Total50, row.Total99 = pct(totals, 50), pct(totals, 99)
+	row.timed(firsts, totals, errs)
 	return row
-}
-
-// askRelayAtOnce has n students ask the relay at the same moment.
-func askRelayAtOnce(base string, n int) (firsts, totals []time.Duration, errs int) {
-	client := newClassClient(n)
-	return atOnce(n, func(i int) (time.Duration, time.Duration, error) {
-		body := fmt.Sprintf(`{"message":%q}`, classQuestion(i))
-		return streamOnce(client, base+"/", "", body, `"type":"chunk"`, `"type":"done"`)
-	})
 }

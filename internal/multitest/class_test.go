@@ -107,6 +107,13 @@ func BenchmarkClass(b *testing.B) {
 	fmt.Print(out.String())
 }
 
+// timed records the class's first-chunk and total times and its errors.
+func (r *classRow) timed(firsts, totals []time.Duration, errs int) {
+	r.Errors = errs
+	r.First50, r.First99 = pct(firsts, 50), pct(firsts, 99)
+	r.Total50, r.Total99 = pct(totals, 50), pct(totals, 99)
+}
+
 // goal is the row's first token against issue 12's allowance, computed
 // from the provider's figures measured beside it.
 func (r classRow) goal() string {
@@ -166,10 +173,12 @@ func classRun(b *testing.B, n int, door string) classRow {
 		accounts = 1
 	}
 	emails, tokens := classAccounts(b, dbURL, accounts)
-	ask := func() ([]time.Duration, []time.Duration, int) { return askAtOnce(p.base, tokens) }
+	ask := func() ([]time.Duration, []time.Duration, int) { return askAtOnce(p.base+apiStreamPath, tokens) }
 	switch door {
 	case doorOne:
-		ask = func() ([]time.Duration, []time.Duration, int) { return askAtOnce(p.base, slices.Repeat(tokens, n)) }
+		ask = func() ([]time.Duration, []time.Duration, int) {
+			return askAtOnce(p.base+apiStreamPath, slices.Repeat(tokens, n))
+		}
 	case doorBrowser:
 		class, err := classBrowsers(p.base, emails)
 		if err != nil {
@@ -186,9 +195,7 @@ func classRun(b *testing.B, n int, door string) classRow {
 	row.AulaCPU = cpuOf(p.cmd.Process.Pid, false) - aulaBefore
 	row.PGCPU = pgCPU(pg) - pgBefore
 	row.PeakRSS = peakRSS(p.cmd.Process.Pid)
-	row.Errors = errs
-	row.First50, row.First99 = pct(firsts, 50), pct(firsts, 99)
-	row.Total50, row.Total99 = pct(totals, 50), pct(totals, 99)
+	row.timed(firsts, totals, errs)
 	want := strings.Join(classAnswer, "")
 	waitFor(b, time.Minute, "every answer settled", func() bool {
 		var streaming int
@@ -235,13 +242,16 @@ func classAccounts(b *testing.B, dbURL string, n int) (emails, tokens []string) 
 	return emails, tokens
 }
 
-// askAtOnce has every token ask at the same moment and read its stream to
-// the end; it returns each answer's first-chunk and total times.
-func askAtOnce(base string, tokens []string) (firsts, totals []time.Duration, errs int) {
+// apiStreamPath is where the API's students ask.
+const apiStreamPath = "/api/v1/tutor/stream"
+
+// askAtOnce has every token ask at url at the same moment and read its
+// stream to the end; it returns each answer's first-chunk and total times.
+func askAtOnce(url string, tokens []string) (firsts, totals []time.Duration, errs int) {
 	client := newClassClient(len(tokens))
 	return atOnce(len(tokens), func(i int) (time.Duration, time.Duration, error) {
 		body := fmt.Sprintf(`{"message":%q}`, classQuestion(i))
-		return streamOnce(client, base+"/api/v1/tutor/stream", tokens[i], body, `"type":"chunk"`, `"type":"done"`)
+		return streamOnce(client, url, tokens[i], body, `"type":"chunk"`, `"type":"done"`)
 	})
 }
 

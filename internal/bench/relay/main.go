@@ -35,21 +35,23 @@ import (
 func main() {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ReadBufferSize, transport.WriteBufferSize = 1<<10, 1<<10
-	llm, err := openai.New(openai.WithToken(cmp.Or(os.Getenv("OPENAI_API_KEY"), "sk-none")),
-		openai.WithBaseURL(os.Getenv("OPENAI_BASE_URL")), openai.WithModel("fake-model"),
-		openai.WithHTTPClient(&http.Client{Transport: transport}))
-	if err != nil {
-		log.Fatal(err)
+	client := &http.Client{Transport: transport}
+	base := os.Getenv("OPENAI_BASE_URL")
+	var h http.Handler = pipe{base: base, client: client}
+	if os.Getenv("RELAY_MODE") != "pipe" {
+		llm, err := openai.New(openai.WithToken(cmp.Or(os.Getenv("OPENAI_API_KEY"), "sk-none")),
+			openai.WithBaseURL(base), openai.WithModel("fake-model"), openai.WithHTTPClient(client))
+		if err != nil {
+			log.Fatal(err)
+		}
+		h = relay{llm}
 	}
 	ln, err := net.Listen("tcp", cmp.Or(os.Getenv("RELAY_ADDR"), "127.0.0.1:0"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("relay is ready at http://%s\n", ln.Addr())
-	if os.Getenv("RELAY_MODE") == "pipe" {
-		log.Fatal(http.Serve(ln, pipe{base: os.Getenv("OPENAI_BASE_URL"), client: &http.Client{Transport: transport}}))
-	}
-	log.Fatal(http.Serve(ln, relay{llm}))
+	log.Fatal(http.Serve(ln, h))
 }
 
 // relay answers every POST holding {"message": ...} with the model's
@@ -57,9 +59,8 @@ func main() {
 type relay struct{ llm llms.Model }
 
 func (r relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	var q struct{ Message string }
-	if err := json.NewDecoder(req.Body).Decode(&q); err != nil || q.Message == "" {
-		http.Error(w, "want {\"message\": ...}", http.StatusBadRequest)
+	question, ok := readQuestion(w, req)
+	if !ok {
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -67,7 +68,7 @@ func (r relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	flusher := w.(http.Flusher)
 	flusher.Flush()
 	_, err := r.llm.GenerateContent(req.Context(),
-		[]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, q.Message)},
+		[]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, question)},
 		llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
 			writeData(w, map[string]string{"type": "chunk", "text": string(chunk)})
 			flusher.Flush()
@@ -79,6 +80,17 @@ func (r relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeData(w, map[string]string{"type": "done"})
 	}
 	flusher.Flush()
+}
+
+// readQuestion reads the request's {"message": ...}; a request without
+// one is answered 400 and ok is false.
+func readQuestion(w http.ResponseWriter, req *http.Request) (question string, ok bool) {
+	var q struct{ Message string }
+	if err := json.NewDecoder(req.Body).Decode(&q); err != nil || q.Message == "" {
+		http.Error(w, "want {\"message\": ...}", http.StatusBadRequest)
+		return "", false
+	}
+	return q.Message, true
 }
 
 // writeData writes one `data:` line of JSON.
@@ -95,13 +107,12 @@ type pipe struct {
 }
 
 func (p pipe) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	var q struct{ Message string }
-	if err := json.NewDecoder(req.Body).Decode(&q); err != nil || q.Message == "" {
-		http.Error(w, "want {\"message\": ...}", http.StatusBadRequest)
+	question, ok := readQuestion(w, req)
+	if !ok {
 		return
 	}
 	body, _ := json.Marshal(map[string]any{"model": "fake-model", "stream": true,
-		"messages": []map[string]string{{"role": "user", "content": q.Message}}})
+		"messages": []map[string]string{{"role": "user", "content": question}}})
 	up, _ := http.NewRequestWithContext(req.Context(), http.MethodPost, p.base+"/chat/completions", bytes.NewReader(body))
 	up.Header.Set("Content-Type", "application/json")
 	up.Header.Set("Authorization", "Bearer "+cmp.Or(os.Getenv("OPENAI_API_KEY"), "sk-none"))
