@@ -44,16 +44,19 @@ func expectInputInView(t *testing.T, b *browser.Browser, label string) {
 	}
 }
 
-// /chat behaves like a chat at both sizes: a thread opens at its newest
-// message with the input in view; a sent question and its streaming
-// answer stay in view as they grow; scrolled up, the list stays put and
-// offers "↓ latest"; switching the style keeps the draft and the scroll.
+// /chat behaves like a chat at both sizes, light and dark: a thread
+// opens at its newest message with the input in view; a sent question
+// and its streaming answer stay in view as they grow; scrolled up, the
+// list stays put and offers "↓ latest"; switching the style keeps the
+// draft and the scroll.
 func TestLayoutChatFollows(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		size   [2]int64
 		mobile bool
-	}{{"1366", browser.Desktop, false}, {"390", browser.Phone, true}} {
+		scheme string
+	}{{"1366-light", browser.Desktop, false, "light"}, {"390-light", browser.Phone, true, "light"},
+		{"1366-dark", browser.Desktop, false, "dark"}, {"390-dark", browser.Phone, true, "dark"}} {
 		t.Run(tt.name, func(t *testing.T) {
 			st := streamLines(40)
 			s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: func(ctx context.Context, n int, req tutor.Request, emit func(string) error) error {
@@ -66,6 +69,7 @@ func TestLayoutChatFollows(t *testing.T) {
 			cid := seedThread(t, s, u, 3)
 			b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
 			b.Viewport(tt.size, tt.mobile)
+			b.ColorScheme(tt.scheme)
 			b.Navigate(s.URL + "/chat/" + cid)
 			b.WaitVisible("#q")
 			gap := newestGap(b)
@@ -74,7 +78,7 @@ func TestLayoutChatFollows(t *testing.T) {
 				b.Errorf("the newest message ends %.0f px below the visible list", gap)
 			}
 			expectInputInView(t, b, "chat"+tt.name)
-			b.Shot(shotsDir(), "chat-"+tt.name+"-"+scheme(b))
+			b.Shot(shotsDir(), "chat-"+tt.name)
 			chatStreamFollows(t, b, st, tt.name)
 			chatStyleSwitch(t, b)
 		})
@@ -118,7 +122,7 @@ func chatStreamFollows(t *testing.T, b *browser.Browser, st *stepper, size strin
 	if after != top {
 		b.Errorf("scrolled up, the list moved from %.0f to %.0f while the answer grew", top, after)
 	}
-	b.Shot(shotsDir(), "chat-latest-"+size+"-"+scheme(b))
+	b.Shot(shotsDir(), "chat-latest-"+size)
 	b.Click("#jump-latest")
 	waitFor(b, "back at the newest", `(() => { const l = document.getElementById('messages'); return l.scrollHeight - l.scrollTop - l.clientHeight < 24; })()`)
 	for range 22 {
