@@ -35,6 +35,7 @@ var Refusals = map[tutor.Reason]RefusalAnswer{
 	tutor.RefusedPassageTooLong: {http.StatusUnprocessableEntity, "ask.err.passage_long", CodePassageTooLong},
 	// Only the site continues answers; the API's nearest code is "not retryable".
 	tutor.RefusedNotContinuable: {http.StatusConflict, "ask.err.not_continue", CodeNotRetryable},
+	tutor.RefusedAnswerFull:     {http.StatusUnprocessableEntity, "ask.err.answer_full", CodeTooLong},
 	tutor.RefusedNotEditable:    {http.StatusConflict, "ask.err.not_edit", CodeNotRetryable},
 }
 

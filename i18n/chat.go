@@ -70,6 +70,7 @@ var _ = add(map[string][2]string{
 	"ask.err.not_retry":    {"This answer is still being written.", "Esta respuesta todavía se está escribiendo."},
 	"ask.err.not_edit":     {"Only the last question, once answered, can be edited.", "Solo se puede editar la última pregunta, una vez respondida."},
 	"ask.err.not_continue": {"Only a stopped answer can be continued.", "Solo se puede continuar una respuesta detenida."},
+	"ask.err.answer_full":  {"This answer has reached its maximum length and cannot be continued. Ask a new question to go on.", "Esta respuesta ha alcanzado su longitud máxima y no se puede continuar. Haz una pregunta nueva para seguir."},
 
 	"rate.up":             {"Helpful", "Útil"},
 	"rate.down":           {"Not helpful", "No útil"},

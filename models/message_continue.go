@@ -11,12 +11,17 @@ import (
 // text to go on from.
 var ErrNotContinuable = errors.New("only a stopped answer with text can be continued")
 
+// ErrAnswerFull is a Continue of an answer already at the answer size
+// cap: the cap holds for an answer across its continuations.
+var ErrAnswerFull = errors.New("the answer has reached its maximum length")
+
 // BeginContinue reopens the user's stopped answer to be written further:
 // its text stays (the continuation is appended to it), it is leased to
 // this process, and no question is counted — the student asked it once,
 // and this finishes that answer. It returns the answer and its question.
-// ErrNotFound: no such answer; ErrNotContinuable: not stopped, or empty.
-func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, now time.Time, lease Lease) (answer, question *Message, err error) {
+// ErrNotFound: no such answer; ErrNotContinuable: not stopped, or empty;
+// ErrAnswerFull: its text already has maxBytes bytes or more.
+func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, maxBytes int, now time.Time, lease Lease) (answer, question *Message, err error) {
 	if !validID(msgID) || !validID(userID) {
 		return nil, nil, ErrNotFound
 	}
@@ -28,6 +33,9 @@ func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, now 
 		}
 		if a.Status != StatusCancelled || a.Content == "" {
 			return ErrNotContinuable
+		}
+		if len(a.Content) >= maxBytes {
+			return ErrAnswerFull
 		}
 		if err := questionOf(tx, &a, now, ErrNotContinuable, &q); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"aula/models"
 )
@@ -13,8 +14,11 @@ import (
 // text written so far and asked to continue it without repeating it, and
 // what it writes is appended to the same answer, which streams again
 // from where it stopped (readers resume at the stopped text's length).
-// It is not a new question: nothing is counted against the plan. A
-// *Refusal comes back for an answer that was not stopped with text.
+// It is not a new question: nothing is counted against the plan. The
+// answer size cap holds for the answer as a whole: the continuation
+// writes only what the cap leaves, and the model is given only the
+// stopped text's last ContinueTailBytes. A *Refusal comes back for an
+// answer that was not stopped with text, or that is already at the cap.
 func (s *Service) Continue(ctx context.Context, userID, msgID string) (*models.Message, error) {
 	st, genCtx, ok := s.streams.Open(msgID, userID)
 	if !ok {
@@ -23,10 +27,10 @@ func (s *Service) Continue(ctx context.Context, userID, msgID string) (*models.M
 		}
 		return nil, refused(RefusedNotContinuable, models.ErrNotContinuable)
 	}
-	answer, question, err := s.msgs.BeginContinue(ctx, userID, msgID, s.now(), s.streams.Lease())
+	answer, question, err := s.msgs.BeginContinue(ctx, userID, msgID, s.cfg.MaxAnswerBytes, s.now(), s.streams.Lease())
 	if err != nil {
 		s.streams.Abandon(st)
-		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrNotContinuable) {
+		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrNotContinuable) || errors.Is(err, models.ErrAnswerFull) {
 			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("continue: %w", err)
@@ -60,4 +64,26 @@ func (s *Service) launchAgain(ctx, genCtx context.Context, userID string, j *job
 		return refused(RefusedBusy, ErrClosed)
 	}
 	return nil
+}
+
+// ContinueTailBytes is at most how much of a stopped answer a
+// continuation sends back to the model: enough to go on from, while a
+// long answer is not re-sent (and paid for) whole on every Continue.
+const ContinueTailBytes = 8 << 10
+
+// continueTail is the end of partial the model continues from: all of it
+// when short, else its last ContinueTailBytes at most, starting on a
+// whole character and, when one is near, at the start of a line.
+func continueTail(partial string) string {
+	if len(partial) <= ContinueTailBytes {
+		return partial
+	}
+	tail := partial[len(partial)-ContinueTailBytes:]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	if nl := strings.IndexByte(tail[:len(tail)/4], '\n'); nl >= 0 {
+		tail = tail[nl+1:]
+	}
+	return tail
 }

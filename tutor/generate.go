@@ -153,7 +153,7 @@ func (s *Service) streamAnswer(ctx context.Context, j *job, send sender, o *outc
 	defer cancelStream(nil)
 	firstToken := time.AfterFunc(s.cfg.FirstTokenTimeout, func() { cancelStream(errFirstTokenTimeout) })
 	defer firstToken.Stop()
-	size := 0
+	size := len(j.partial) // the cap is the answer's, across its continuations
 	o.usage, err = send(streamCtx, func(tok string) error {
 		if tok == "" {
 			return nil

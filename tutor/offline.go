@@ -37,11 +37,12 @@ func (*Offline) Model() string { return OfflineModel }
 func (o *Offline) Stream(ctx context.Context, req Request, onToken func(string) error) (Usage, error) {
 	answer, uncounted := offlineCompose(req)
 	if req.Partial != "" {
-		// Continuing: the rest of the same answer, or nothing when it
-		// would not follow from what was written.
-		rest, follows := strings.CutPrefix(answer, req.Partial)
-		if !follows {
-			rest = ""
+		// Continuing: the rest of the same answer after the text written
+		// so far (Partial is its end), or nothing when it would not
+		// follow from what was written.
+		rest := ""
+		if at := strings.Index(answer, req.Partial); at >= 0 {
+			rest = answer[at+len(req.Partial):]
 		}
 		answer = rest
 	}

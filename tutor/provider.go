@@ -52,9 +52,10 @@ type Request struct {
 	// providers get it through System; the offline provider honours "guide"
 	// by offering a hint and a question back instead of the whole answer.
 	Style string
-	// Partial is the answer written so far, when a stopped answer is
-	// continued: the model is shown it and asked to go on without
-	// repeating it (see buildMessages).
+	// Partial is the end of the answer written so far (its last
+	// ContinueTailBytes at most), when a stopped answer is continued: the
+	// model is shown it and asked to go on without repeating it (see
+	// buildMessages).
 	Partial string
 }
 

@@ -32,6 +32,8 @@ const (
 	RefusedPassageTooLong Reason = "passage_too_long"
 	// RefusedNotContinuable is a Continue of an answer not stopped with text.
 	RefusedNotContinuable Reason = "not_continuable"
+	// RefusedAnswerFull is a Continue of an answer already at the size cap.
+	RefusedAnswerFull Reason = "answer_full"
 	// RefusedNotEditable is an edit of a question not the last answered one.
 	RefusedNotEditable Reason = "not_editable"
 )
@@ -80,6 +82,8 @@ func asRefusal(err error) error {
 		return refused(RefusedNotRetryable, err)
 	case errors.Is(err, models.ErrNotContinuable):
 		return refused(RefusedNotContinuable, err)
+	case errors.Is(err, models.ErrAnswerFull):
+		return refused(RefusedAnswerFull, err)
 	case errors.Is(err, models.ErrNotEditable):
 		return refused(RefusedNotEditable, err)
 	}

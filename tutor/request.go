@@ -64,7 +64,7 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 	}
 	r.Passage = passageCitation(r.Citations, in.Passage)
 	req := Request{System: p.System, History: hist.Turns, Question: j.question, Lang: lang, Mode: conv.Mode, Sources: p.Sources,
-		Partial: j.partial}
+		Partial: continueTail(j.partial)}
 	return req, r, nil
 }
 

@@ -56,6 +56,10 @@ type Options struct {
 	// HangBeforeFirst sends the response headers and then nothing, until the
 	// client goes away.
 	HangBeforeFirst bool
+	// StallAfterTokens sends every token and then nothing, without the
+	// provider's end marker, until the client goes away: a model that
+	// stalls after writing its answer (a test stops it there).
+	StallAfterTokens bool
 	// Malformed sends the headers and a truncated, unparseable first frame,
 	// then ends the response without the provider's end marker.
 	Malformed bool
@@ -378,6 +382,10 @@ func (st *reply) stream() {
 			st.s.markDisconnected()
 			return
 		}
+	}
+	if opts.StallAfterTokens {
+		st.wait(nil)
+		return
 	}
 	st.write(func(w io.Writer) error { return st.enc.end(w, model, usage) })
 }
