@@ -318,15 +318,20 @@ func cutSentences(line string) []string {
 // stopwords and stems what is left.
 func offlineTerms(s string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(foldAccents(strings.ToLower(s)), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range offlineWords(s) {
 		if len(w) < 2 || offlineStopwords[w] {
 			continue
 		}
 		out = append(out, stem(w))
 	}
 	return out
+}
+
+// offlineWords are the lower-cased, accent-folded runs of letters and digits of s.
+func offlineWords(s string) []string {
+	return strings.FieldsFunc(foldAccents(strings.ToLower(s)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }
 
 // stem drops a plural s, then a final e, then a Spanish verb ending, on

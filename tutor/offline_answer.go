@@ -138,8 +138,9 @@ func readingOrder(a, b sentence) int {
 }
 
 // coverage reports whether some section holds two thirds of the
-// question's terms (all of one or two) or is titled by one of them (a section sharing one common word with a question is
-// not an answer to it), and the titles of the lessons that share some.
+// question's terms (all of one or two) or is named by them (see namedBy;
+// a section sharing one common word with a question is not an answer to
+// it), and the titles of the lessons that share some.
 func coverage(sources []Source, qset map[string]bool) (bool, []string) {
 	if len(qset) == 0 {
 		return false, nil
@@ -154,16 +155,44 @@ func coverage(sources []Source, qset map[string]bool) (bool, []string) {
 				hits[t] = true
 			}
 		}
-		named := false
-		for _, t := range offlineTerms(src.Heading) {
-			named = named || qset[t]
-		}
-		covered = covered || len(hits) >= need || named
+		covered = covered || len(hits) >= need || namedBy(src.Heading, qset, len(hits))
 		if len(hits) > 0 && src.Title != "" && !slices.Contains(partial, src.Title) && len(partial) < offlineMaxPointers {
 			partial = append(partial, src.Title)
 		}
 	}
 	return covered, partial
+}
+
+// namedBy reports whether a section's heading names the question's topic:
+// it holds one of the question's terms. A heading that opens with a verb
+// ("Cambiar de plan", "Changing your plan") names that verb's object: a
+// question sharing only the verb ("¿Cómo cambio mi contraseña?") is about
+// another topic unless the section holds another of its terms too.
+func namedBy(heading string, qset map[string]bool, hits int) bool {
+	verb := ""
+	if words := offlineWords(heading); len(words) > 0 && actionWord(words[0]) {
+		verb = stem(words[0])
+	}
+	for _, t := range offlineTerms(heading) {
+		if qset[t] && (t != verb || hits >= min(2, len(qset))) {
+			return true
+		}
+	}
+	return false
+}
+
+// actionWord reports a Spanish infinitive or an English gerund, the way
+// a heading names a task.
+func actionWord(w string) bool {
+	if len(w) > 5 && strings.HasSuffix(w, "ing") {
+		return true
+	}
+	for _, suf := range []string{"ar", "er", "ir"} {
+		if len(w) > 4 && strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // wholeLists adds to picked the list that follows each picked sentence

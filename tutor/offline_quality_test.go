@@ -1,13 +1,10 @@
 package tutor
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"testing"
 
-	"aula/content"
-	"aula/content/importer"
 	"aula/models"
 )
 
@@ -80,12 +77,7 @@ var citationRE = regexp.MustCompile(`\[(?:[^\]]* )?§ ([^\]]+)\]`)
 // keep their lists, cite each section once and uncovered answers and
 // introductions are not counted against the quota.
 func TestOfflineTutorLabelledQuestions(t *testing.T) {
-	f := newFixture(t, func(c *Config) {
-		c.NewProvider = func(context.Context, string, string, Credentials) (Provider, error) { return NewOffline(0), nil }
-	})
-	if _, err := importer.Import(context.Background(), models.NewContent(f.db.DB), content.FS); err != nil {
-		t.Fatal(err)
-	}
+	f := offlineOnContent(t)
 	uid := f.user(models.PlanPro)
 	var right, unrelated int
 	for _, l := range offlineLabelled {
