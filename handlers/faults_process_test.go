@@ -140,26 +140,12 @@ func (b bearerAuth) RoundTrip(r *http.Request) (*http.Response, error) {
 // four rows are stored complete and counted. It stops the shared test
 // cluster, so it never runs in parallel.
 func TestFaultDatabaseDownLongerThanAnswers(t *testing.T) {
-	release := make(chan struct{})
-	var started sync.WaitGroup
-	started.Add(4)
-	p := &apptest.Scripted{Answer: func(ctx context.Context, n int, _ tutor.Request, emit func(string) error) error {
-		if err := emit("Part one."); err != nil {
-			return err
-		}
-		started.Done()
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		return emit(" Part two.")
-	}}
+	p := newHeldAnswers(4, "Part one.", " Part two.")
 	lease := func(c *tutor.Config) {
 		c.Stream.LeaseTTL = time.Second
 		c.FirstTokenTimeout, c.AnswerTimeout = time.Minute, time.Minute
 	}
-	s := apptest.New(t, apptest.WithProvider(p), lease)
+	s := apptest.New(t, apptest.WithProvider(p.Scripted), lease)
 	peer := tutor.New(tutor.Config{DB: s.DB.DB, Logger: discardLog(), Stream: stream.Config{DatabaseURL: s.DB.URL, LeaseTTL: time.Second}})
 	if err := peer.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -209,7 +195,7 @@ func TestFaultDatabaseDownLongerThanAnswers(t *testing.T) {
 		results <- result{text: out.Answer, last: map[string]any{"type": "done"}}
 	}()
 	allStarted := make(chan struct{})
-	go func() { started.Wait(); close(allStarted) }()
+	go func() { p.started.Wait(); close(allStarted) }()
 	select {
 	case <-allStarted:
 	case r := <-results:
@@ -229,7 +215,7 @@ func TestFaultDatabaseDownLongerThanAnswers(t *testing.T) {
 	if err := cluster.Stop(); err != nil {
 		t.Fatalf("stop the test cluster: %v", err)
 	}
-	close(release) // the answers finish while the database is away
+	close(p.release) // the answers finish while the database is away
 	time.Sleep(9 * time.Second)
 	if err := cluster.Resume(context.Background()); err != nil {
 		t.Fatalf("start the test cluster again: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -257,9 +258,10 @@ func providerErrorCode(err error) string {
 // store persists the outcome and refunds a failed (or empty cancelled)
 // question in one transaction, then publishes the final state and frees
 // the buffer. Readers are told the answer is done only once it is stored:
-// while the database is unreachable the finished answer is kept and
-// stored again with a growing pause; the stream stays registered
-// meanwhile, so its lease is renewed as soon as the database is back.
+// while the write fails (the database away, or refusing writes) the
+// finished answer is kept and stored again with a growing pause; the
+// stream stays registered meanwhile, so its lease is renewed as soon as
+// the database takes writes again.
 func (s *Service) store(j *job, o outcome) {
 	if o.status == models.StatusFailed && j.partial != "" {
 		// A continuation that failed leaves the answer stopped, its text
@@ -289,22 +291,33 @@ func (s *Service) store(j *job, o outcome) {
 	defer cancel()
 	stored := m != nil
 	if !stored {
-		// Another process ended it (or the database stayed away): its
-		// readers get the row as it is, else what this process has.
-		var err error
-		if m, err = s.msgs.Get(ctx, j.answer.UserID, j.answer.ID); err != nil {
-			m = &j.answer
-			m.Status, m.Content, m.ErrorCode, m.Metadata = o.status, o.content, o.code, meta
-		}
+		m = s.unstored(ctx, j)
 	}
 	s.streams.End(ctx, j.st, m, stored)
 }
 
-// finish writes the final state (and the refund) until it is written,
-// the row turns out to be no longer ours, or the failure is not the
-// database being away; once the process is stopping it tries for at most
-// persistTimeout more. It returns the row this process stored, nil if it
-// stored none.
+// unstored is what the readers of j's answer are told when this process
+// did not store it: the row as another process ended it, else (the row
+// is still streaming, or cannot be read) that it was interrupted. Never
+// "done": that promises a stored answer.
+func (s *Service) unstored(ctx context.Context, j *job) *models.Message {
+	m, err := s.msgs.Get(ctx, j.answer.UserID, j.answer.ID)
+	if err == nil && m.Status != models.StatusStreaming {
+		return m
+	}
+	m = &j.answer
+	m.Status, m.Content, m.ErrorCode = models.StatusFailed, "", CodeInterrupted
+	return m
+}
+
+// finish writes the final state (and the refund) until it is written or
+// the row turns out to be no longer ours. A write that fails for any
+// reason is tried again with a growing pause, not only a lost
+// connection: a database that refuses writes for a while (read-only, a
+// full disk) comes back as an outage does, and the answer's readers are
+// told it is done only once it is stored. Once the process is stopping
+// it tries for at most persistTimeout more. It returns the row this
+// process stored, nil if it stored none.
 func (s *Service) finish(id string, in models.FinishInput, refund bool) *models.Message {
 	pause := 100 * time.Millisecond
 	var giveUp <-chan time.Time
@@ -315,13 +328,11 @@ func (s *Service) finish(id string, in models.FinishInput, refund bool) *models.
 		if err == nil {
 			return m
 		}
+		level := slog.LevelWarn
 		if !models.IsUnavailable(err) {
-			// The row stays streaming; its lease is no longer renewed once
-			// the stream ends, so a sweep fails and refunds it.
-			s.log.Error("tutor: store answer", "message", id, "err", err)
-			return nil
+			level = slog.LevelError // not the database being away: worth a look
 		}
-		s.log.Warn("tutor: database away; storing the answer again", "message", id, "retry", pause, "err", err)
+		s.log.Log(context.Background(), level, "tutor: store answer failed; storing it again", "message", id, "retry", pause, "err", err)
 		if giveUp == nil {
 			select {
 			case <-s.streams.Stopping():
@@ -332,7 +343,7 @@ func (s *Service) finish(id string, in models.FinishInput, refund bool) *models.
 		select {
 		case <-time.After(pause):
 		case <-giveUp:
-			s.log.Error("tutor: stopped before the database came back; answer not stored", "message", id)
+			s.log.Error("tutor: stopped before the answer could be stored; answer not stored", "message", id)
 			return nil
 		}
 		pause = min(pause*2, 2*time.Second)
