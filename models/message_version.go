@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"gorm.io/gorm"
 )
@@ -58,7 +59,9 @@ func (s *Messages) VersionCounts(ctx context.Context, userID string, ids []strin
 // regeneration, which is dropped). ErrNotFound: no such answer or version;
 // ErrNotRetryable: the answer is still being written.
 func (s *Messages) ShowVersion(ctx context.Context, userID, msgID string, n int) (*Message, error) {
-	if !validID(msgID) || !validID(userID) {
+	// A number the version column (int4) cannot hold names no version:
+	// PostgreSQL would refuse it as out of range.
+	if !validID(msgID) || !validID(userID) || n < 1 || n > math.MaxInt32 {
 		return nil, ErrNotFound
 	}
 	var a Message

@@ -2,6 +2,10 @@ package web_test
 
 import (
 	"context"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"aula/internal/apptest"
@@ -44,5 +48,42 @@ func TestRegenerateWithoutJavaScript(t *testing.T) {
 	}
 	if got.Text("#m-"+mid+" .msg-body") != "Version 1." || got.Text("#m-"+mid+" .version-of") != "1 / 2" {
 		t.Fatalf("after switching: %q (%q)", got.Text("#m-"+mid+" .msg-body"), got.Text("#m-"+mid+" .version-of"))
+	}
+}
+
+// TestVersionNumberOutOfRange: a version number no answer can have (past
+// int4, negative, zero, huge, not a number, with a NUL byte) is a 404 or
+// a 422 through every door that takes one, in the student's language on
+// the site and as a JSON error code in the API, never a 500; the answer
+// on display stays as it was.
+func TestVersionNumberOutOfRange(t *testing.T) {
+	s := apptest.New(t, apptest.WithProvider(apptest.Numbered()))
+	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	c.Lang = "es"
+	tok := apptest.APIToken(t, s, u.ID)
+	mid := apptest.APIJSON(t, s, tok, "POST", "/tutor/chat", map[string]any{"message": "What is a VLAN?"}, 200)["messageId"].(string)
+	apptest.APIJSON(t, s, tok, "POST", "/messages/"+mid+"/regenerate", nil, 200)
+	csrf := c.Get("/chat").CSRF()
+	for _, v := range []string{"2147483648", "2147483647", "4294967297", "9223372036854775807", "99999999999999999999",
+		"-1", "-2147483649", "0", "", "abc", "1e3", "0x2", " 2", "1\x00", "\x00"} {
+		t.Run(strconv.Quote(v), func(t *testing.T) {
+			want, says := []int{404, 422}, []string{"Esa versión no existe.", "Página no encontrada"}
+			if strings.ContainsRune(v, 0) {
+				// The edge refuses a NUL byte in any request, before a handler reads it.
+				want, says = []int{400}, []string{"No se pudo leer la solicitud"}
+			}
+			page := c.Post("/messages/"+mid+"/version", url.Values{"version": {v}, "_csrf": {csrf}})
+			if !slices.Contains(want, page.Status) || !slices.ContainsFunc(says, func(s string) bool { return strings.Contains(page.Body, s) }) {
+				t.Errorf("the site answered %d:\n%s", page.Status, page.Body)
+			}
+			resp, body := apptest.APICall(t, s, tok, "POST", "/messages/"+mid+"/versions/"+url.PathEscape(v), nil)
+			if !slices.Contains(want, resp.StatusCode) || !strings.Contains(string(body), `"code"`) {
+				t.Errorf("the API answered %d: %s", resp.StatusCode, body)
+			}
+		})
+	}
+	if m := apptest.Message(t, s, mid); m.Content != "Version 2." || m.Version != 2 {
+		t.Fatalf("the answer on display became version %d: %q", m.Version, m.Content)
 	}
 }
