@@ -30,6 +30,17 @@ func TestMatchAnswer(t *testing.T) {
 		{"broadcast domain", "broadcast domains", models.VerdictCorrect},
 		{"router", "closure", models.VerdictNotYet},
 		{"closure variadic defer panic recover goroutine", "closure", models.VerdictNotYet},
+		// The term among many words is not the answer: content words beside
+		// the term may be at most half as many as the term's own.
+		{"Security routed ARP access port", "access port", models.VerdictNotYet},
+		{"it is the access port", "access port", models.VerdictCorrect},
+		{"an acess port", "access port", models.VerdictCorrect},
+		{"trunk access port", "access port", models.VerdictCorrect},
+		{"closure function", "closure", models.VerdictNotYet},
+		{"es la difusión", "difusión", models.VerdictCorrect},
+		{"the broadcast", "broadcast domains", models.VerdictPartly},
+		{"broadcast storm flood", "broadcast domains", models.VerdictNotYet},
+		{"VLAN trunk router switch broadcast domains", "broadcast domains", models.VerdictNotYet},
 		{"", "closure", models.VerdictNotYet},
 		{"!!!", "closure", models.VerdictNotYet},
 	}
@@ -42,19 +53,39 @@ func TestMatchAnswer(t *testing.T) {
 	}
 }
 
+// A which-of-these takes exactly one choice: an answer that names another
+// choice too (or every choice) is not yet, however it is written.
 func TestMatchChoice(t *testing.T) {
-	it := &models.CheckItem{Kind: models.KindChoice, Choices: models.TextList{"VLAN", "802.1Q", "router"}, Expected: "802.1Q"}
-	tests := []struct{ answer, want string }{
-		{"802.1Q", models.VerdictCorrect},
-		{"802.1q", models.VerdictCorrect},
-		{"VLAN", models.VerdictNotYet},
-		{"router", models.VerdictNotYet},
-		{"8021q", models.VerdictCorrect}, // none of the choices: matched like a blank
+	vlan := &models.CheckItem{Kind: models.KindChoice, Choices: models.TextList{"VLAN", "802.1Q", "router"}, Expected: "802.1Q"}
+	port := &models.CheckItem{Kind: models.KindChoice, Choices: models.TextList{"Security", "routed", "ARP", "access port"},
+		Expected: "access port"}
+	nested := &models.CheckItem{Kind: models.KindChoice, Choices: models.TextList{"port", "access port", "trunk"}, Expected: "access port"}
+	tests := []struct {
+		it           *models.CheckItem
+		answer, want string
+	}{
+		{vlan, "802.1Q", models.VerdictCorrect},
+		{vlan, "802.1q", models.VerdictCorrect},
+		{vlan, "VLAN", models.VerdictNotYet},
+		{vlan, "router", models.VerdictNotYet},
+		{vlan, "8021q", models.VerdictCorrect}, // none of the choices: matched like a blank
+		{vlan, "VLAN 802.1Q router", models.VerdictNotYet},
+		{vlan, "802.1Q or VLAN", models.VerdictNotYet},
+		{port, "Security routed ARP access port", models.VerdictNotYet}, // the example
+		{port, "access port", models.VerdictCorrect},
+		{port, "an access port", models.VerdictCorrect},
+		{port, "acces port", models.VerdictCorrect},
+		{port, "access port, not ARP", models.VerdictNotYet},
+		{port, "routed", models.VerdictNotYet},
+		{nested, "access port", models.VerdictCorrect}, // names "port" only as part of the right choice
+		{nested, "access port trunk", models.VerdictNotYet},
 	}
 	for _, tt := range tests {
-		if got := matchChoice(tt.answer, it); got != tt.want {
-			t.Errorf("matchChoice(%q) = %s, want %s", tt.answer, got, tt.want)
-		}
+		t.Run(tt.answer, func(t *testing.T) {
+			if got := matchChoice(tt.answer, tt.it); got != tt.want {
+				t.Fatalf("matchChoice(%q) of %v = %s, want %s", tt.answer, tt.it.Choices, got, tt.want)
+			}
+		})
 	}
 }
 
