@@ -31,17 +31,18 @@ type blankCandidate struct {
 	term     string // the term, bare
 }
 
-// blankCandidates lists, in reading order, every sentence of the sections
-// with one key term to blank out (one per sentence).
+// blankCandidates lists, in reading order, every whole sentence of the
+// sections with one key term to blank out (one per sentence).
 func blankCandidates(sections []Source) []blankCandidate {
 	var out []blankCandidate
 	for _, src := range sections {
+		keys := keyWords(src)
 		for _, l := range splitSentences(src.Text) {
 			// A sentence that introduces a list or code ("…, then the result type:") is half a thought.
-			if len(strings.Fields(l.text)) < 6 || strings.HasSuffix(l.text, ":") {
+			if len(strings.Fields(l.text)) < 6 || !wholeSentence(l.text) {
 				continue
 			}
-			if c, ok := blankOf(src, l.text); ok {
+			if c, ok := blankOf(src, l.text, keys); ok {
 				out = append(out, c)
 			}
 		}
@@ -49,10 +50,51 @@ func blankCandidates(sections []Source) []blankCandidate {
 	return out
 }
 
+// ellipsisRE is an ellipsis: text elided or cut short.
+var ellipsisRE = regexp.MustCompile(`\.\.\.|…`)
+
+// codeSpanRE is inline code, where dots and ellipses are code, not prose.
+var codeSpanRE = regexp.MustCompile("`[^`]*`")
+
+// wholeSentence reports whether s is a whole thought: it opens like a
+// sentence (a capital, a digit, a code term or an opening mark, not the
+// tail of a sentence cut at a dot inside code), ends with ., ! or ?, and
+// elides nothing.
+func wholeSentence(s string) bool {
+	prose := codeSpanRE.ReplaceAllString(s, "code")
+	if ellipsisRE.MatchString(prose) || strings.Contains(prose, "___") { // a blank of its own
+		return false
+	}
+	end := strings.TrimRight(prose, ")*\"”»'_ ")
+	if last, _ := utf8.DecodeLastRuneInString(end); last != '.' && last != '!' && last != '?' {
+		return false
+	}
+	if strings.HasPrefix(s, "`") {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(strings.TrimLeft(s, "*\"“«¿¡('"))
+	return unicode.IsUpper(first) || unicode.IsDigit(first)
+}
+
+// keyWords are the terms a section is about: the words of its heading and
+// its lesson's title, and every term it marks as code or bold. A plain
+// word is blanked only when it is one of them.
+func keyWords(src Source) map[string]bool {
+	text := src.Heading + " " + src.Title
+	for _, m := range keyTermRE.FindAllStringSubmatch(src.Text, -1) {
+		text += " " + m[1] + " " + m[2]
+	}
+	out := map[string]bool{}
+	for _, w := range offlineTerms(text) {
+		out[w] = true
+	}
+	return out
+}
+
 // blankOf blanks the sentence's first key term that occurs in it once,
-// or else its longest word of six letters or more (a plain sentence
-// still names what it teaches).
-func blankOf(src Source, sentence string) (blankCandidate, bool) {
+// or else its longest word of four letters or more that names what the
+// section is about (one of keys).
+func blankOf(src Source, sentence string, keys map[string]bool) (blankCandidate, bool) {
 	once := func(term string) bool {
 		return term != "" && strings.Count(" "+normalizeAnswer(sentence)+" ", " "+normalizeAnswer(term)+" ") == 1
 	}
@@ -63,11 +105,12 @@ func blankOf(src Source, sentence string) (blankCandidate, bool) {
 	}
 	best := ""
 	for _, w := range strings.FieldsFunc(sentence, func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if utf8.RuneCountInString(w) > utf8.RuneCountInString(best) && !offlineStopwords[foldAccents(strings.ToLower(w))] {
+		terms := offlineTerms(w)
+		if utf8.RuneCountInString(w) > utf8.RuneCountInString(best) && len(terms) == 1 && keys[terms[0]] {
 			best = w
 		}
 	}
-	if utf8.RuneCountInString(best) < 6 || !once(best) || strings.Contains(sentence, "`") {
+	if utf8.RuneCountInString(best) < 4 || !once(best) || strings.Contains(sentence, "`") {
 		return blankCandidate{}, false
 	}
 	i := wordIndex(sentence, best)
@@ -100,7 +143,10 @@ func wordIndex(s, w string) int {
 func bareTerm(s string, m []int) string {
 	for g := 1; g < len(m)/2; g++ {
 		if m[2*g] >= 0 {
-			t := strings.TrimRight(strings.TrimSpace(s[m[2*g]:m[2*g+1]]), ":;,.")
+			t := strings.TrimSpace(s[m[2*g]:m[2*g+1]])
+			if g > 1 { // code keeps its dots ("./..."); bold ends where its sentence does
+				t = strings.TrimRight(t, ":;,.")
+			}
 			// A whole phrase in bold is emphasis, not a term to recall.
 			if utf8.RuneCountInString(normalizeAnswer(t)) < 2 || len(strings.Fields(t)) > 3 {
 				return ""
