@@ -1,5 +1,6 @@
 // Package static embeds aula's CSS, images, scripts and the vendored HTMX
-// files (static/vendor, filled by `go tool task assets`).
+// files (static/vendor, kept in git with their checksums in
+// static/vendor/SHA256SUMS; `go tool task assets` checks them against npm).
 package static
 
 import (
@@ -9,9 +10,11 @@ import (
 	"io/fs"
 )
 
-// FS holds every static file.
+// FS holds every static file. The folders are named, not `*`: a checkout
+// without static/vendor fails to build instead of building a binary whose
+// pages load no HTMX.
 //
-//go:embed *
+//go:embed css img js vendor
 var FS embed.FS
 
 // Version is a short hash of every static file's content, for cache-busting URLs.

@@ -89,7 +89,13 @@ var readyLine = regexp.MustCompile(`msg="aula is ready" url=(http://\S+)`)
 // (KEY=VALUE), until the test ends and returns its URL.
 func startServer(t testing.TB, dir string, env ...string) (*exec.Cmd, string, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(aulaBinary(t), "serve")
+	return startBinary(t, aulaBinary(t), dir, []string{"serve"}, env...)
+}
+
+// startBinary runs bin with args (a serve command) in dir like startServer.
+func startBinary(t testing.TB, bin, dir string, args []string, env ...string) (*exec.Cmd, string, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(binaryEnv(dir), env...)
 	stderr, _ := cmd.StderrPipe()

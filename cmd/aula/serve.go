@@ -29,6 +29,10 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// Pages without HTMX never finish an answer: better no server at all.
+	if err := static.Check(static.FS); err != nil {
+		return err
+	}
 	applyMemoryLimit(cfg.MemoryLimit)
 	db, err := openDatabase(ctx, cfg, log)
 	if err != nil {
