@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,9 +40,18 @@ func cloneAndBuild(t *testing.T) string {
 	if err != nil {
 		t.Skip("not in a git checkout: nothing to clone")
 	}
+	repo := strings.TrimSpace(string(top))
 	head := git(t, ".", "rev-parse", "HEAD")
-	src := filepath.Join(t.TempDir(), "aula")
-	git(t, ".", "clone", "--quiet", "--no-checkout", strings.TrimSpace(string(top)), src)
+	// A fresh clone each time, at a path of its own per repository: Go's
+	// build cache keys the packages by their folder, so the next run
+	// compiles only what changed.
+	sum := sha256.Sum256([]byte(repo))
+	src := filepath.Join(os.TempDir(), "aula-clone-"+hex.EncodeToString(sum[:6]))
+	if err := os.RemoveAll(src); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(src) })
+	git(t, ".", "clone", "--quiet", "--no-checkout", repo, src)
 	git(t, src, "checkout", "--quiet", "--detach", head)
 	bin := filepath.Join(t.TempDir(), "aula")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/aula")
@@ -82,6 +94,7 @@ func TestFreshCloneBuildStreamsAnswers(t *testing.T) {
 		b.Fatalf("the demo student could not sign in; server log:\n%s", logs)
 	}
 	b.Navigate(url + "/chat")
+	b.ClickAndWait("#new-conversation")
 	b.WaitVisible("#q")
 	// A reload would lose this mark.
 	b.WaitFor("the page marked", `(window.aulaSamePage = true)`)
