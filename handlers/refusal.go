@@ -52,14 +52,14 @@ func Refused(err error) (*tutor.Refusal, RefusalAnswer, bool) {
 
 // RefusalMessage is the refusal's message in lang, dates written by date.
 func RefusalMessage(lang string, r *tutor.Refusal, date func(time.Time) string) string {
-	var args []any
+	key := Refusals[r.Reason].Key
 	switch r.Reason {
 	case tutor.RefusedTooLong, tutor.RefusedAnswerTooLong, tutor.RefusedPassageTooLong:
-		args = []any{r.Chars}
+		return i18n.In(lang, key, r.Chars)
 	case tutor.RefusedQuota:
-		args = []any{r.Quota.Limit, date(r.Quota.ResetAt)}
+		return i18n.InN(lang, key, r.Quota.Limit, r.Quota.Limit, date(r.Quota.ResetAt))
 	}
-	return i18n.In(lang, Refusals[r.Reason].Key, args...)
+	return i18n.In(lang, key)
 }
 
 // APIRefusal is err as the API's error when it is a refusal (in English,

@@ -71,6 +71,22 @@ func In(lang, key string, args ...any) string {
 	return s
 }
 
+// N translates the form of key that agrees with the count n into ctx's
+// language; args fill fmt verbs in the text (pass n too when it shows).
+func N(ctx context.Context, key string, n int, args ...any) string {
+	return InN(Lang(ctx), key, n, args...)
+}
+
+// InN translates into lang the form of key that agrees with n: key+".one"
+// for exactly one, key+".other" for any other count. English and Spanish
+// agree on this rule ("0 sessions", "0 sesiones"; "1 session", "1 sesión").
+func InN(lang, key string, n int, args ...any) string {
+	if n == 1 {
+		return In(lang, key+".one", args...)
+	}
+	return In(lang, key+".other", args...)
+}
+
 // Negotiate picks en or es from an Accept-Language header by quality.
 func Negotiate(header string) string {
 	best, bestQ := EN, -1.0

@@ -19,6 +19,34 @@ func TestEveryKeyHasBothLanguages(t *testing.T) {
 	}
 }
 
+// A message with a singular form has a plural one (".other" alone is also
+// a plain key: the rating reason "other").
+func TestPluralFormsComeInPairs(t *testing.T) {
+	for _, k := range Keys() {
+		if base, ok := strings.CutSuffix(k, ".one"); ok {
+			if _, ok := Entry(base + ".other"); !ok {
+				t.Errorf("%s has no %s.other", k, base)
+			}
+		}
+	}
+}
+
+// Counts agree with their noun in both languages: 0 and 2 plural, 1 singular.
+func TestPluralForms(t *testing.T) {
+	for _, tc := range []struct {
+		lang string
+		n    int
+		want string
+	}{
+		{EN, 0, "0 lessons"}, {EN, 1, "1 lesson"}, {EN, 2, "2 lessons"},
+		{ES, 0, "0 lecciones"}, {ES, 1, "1 lección"}, {ES, 2, "2 lecciones"},
+	} {
+		if got := InN(tc.lang, "learn.lessons", tc.n, tc.n); got != tc.want {
+			t.Errorf("InN(%s, learn.lessons, %d) = %q, want %q", tc.lang, tc.n, got, tc.want)
+		}
+	}
+}
+
 func TestNegotiate(t *testing.T) {
 	tests := []struct{ header, want string }{
 		{"", "en"},
@@ -41,8 +69,8 @@ func TestTranslate(t *testing.T) {
 	if got := T(ctx, "nav.learn"); got != "Aprender" {
 		t.Errorf("T(es, nav.learn) = %q", got)
 	}
-	if got := T(context.Background(), "learn.lessons", 3); got != "3 lessons" {
-		t.Errorf("T(en, learn.lessons, 3) = %q", got)
+	if got := N(context.Background(), "learn.lessons", 3, 3); got != "3 lessons" {
+		t.Errorf("N(en, learn.lessons, 3) = %q", got)
 	}
 	if got := T(ctx, "no.such.key"); got != "no.such.key" {
 		t.Errorf("unknown key = %q", got)

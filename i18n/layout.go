@@ -21,9 +21,10 @@ var _ = add(map[string][2]string{
 
 // Relative dates in lists of conversations.
 var _ = add(map[string][2]string{
-	"date.just_now":    {"just now", "ahora mismo"},
-	"date.minutes_ago": {"%d min ago", "hace %d min"},
-	"date.hours_ago":   {"%d h ago", "hace %d h"},
-	"date.yesterday":   {"yesterday", "ayer"},
-	"date.days_ago":    {"%d days ago", "hace %d días"},
+	"date.just_now":       {"just now", "ahora mismo"},
+	"date.minutes_ago":    {"%d min ago", "hace %d min"},
+	"date.hours_ago":      {"%d h ago", "hace %d h"},
+	"date.yesterday":      {"yesterday", "ayer"},
+	"date.days_ago.one":   {"%d day ago", "hace %d día"},
+	"date.days_ago.other": {"%d days ago", "hace %d días"},
 })

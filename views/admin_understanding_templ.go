@@ -78,9 +78,9 @@ func adminUnderstandingBody(u *models.Understanding, paged bool, next string) te
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var5 string
-			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "admin.u_answers_n"))
+			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.N(ctx, "admin.u_answers_n", u.Answers))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_understanding.templ`, Line: 16, Col: 155}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_understanding.templ`, Line: 16, Col: 166}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {

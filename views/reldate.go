@@ -32,7 +32,7 @@ func RelativeDate(ctx context.Context, t time.Time) string {
 	case days == 1:
 		return i18n.T(ctx, "date.yesterday")
 	case days < 7:
-		return i18n.T(ctx, "date.days_ago", days)
+		return i18n.N(ctx, "date.days_ago", days, days)
 	}
 	return FormatDate(ctx, t)
 }

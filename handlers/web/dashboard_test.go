@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,48 @@ func TestUpgradePageListsPlans(t *testing.T) {
 	}
 	if p.Doc.Find(`#plan-FREE[aria-current="true"]`).Length() != 1 {
 		t.Error("the student's own plan is not marked")
+	}
+}
+
+// The dashboard's counts agree with their nouns in both languages: with
+// 0, 1 and 2 sessions, questions and questions in the top module.
+func TestDashboardCountsAgree(t *testing.T) {
+	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+	s := apptest.New(t, at(now))
+	u := s.User(t, "ana@example.com", "pass-phrase-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "pass-phrase-1")
+	conv := lessonConv(t, s, u.ID, "vlan-basics", now)
+	want := map[string][3][2]string{ // language → count → sessions label, top module label
+		"en": {
+			{"sessions this month (days with a question)", "no module consulted this month yet"},
+			{"session this month (days with a question)", "most consulted module this month (1 question)"},
+			{"sessions this month (days with a question)", "most consulted module this month (2 questions)"},
+		},
+		"es": {
+			{"sesiones este mes (días con alguna pregunta)", "aún no has consultado ningún módulo este mes"},
+			{"sesión este mes (días con alguna pregunta)", "módulo más consultado este mes (1 pregunta)"},
+			{"sesiones este mes (días con alguna pregunta)", "módulo más consultado este mes (2 preguntas)"},
+		},
+	}
+	questions := map[string][3]string{"en": {"questions this month", "question this month", "questions this month"},
+		"es": {"preguntas este mes", "pregunta este mes", "preguntas este mes"}}
+	for n := range 3 {
+		if n > 0 { // one more day with a question, and one more question
+			askAt(t, s, conv, u.ID, 2*n, now.Add(-time.Duration(n-1)*24*time.Hour))
+			if err := s.DB.Exec(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, '2025-03-01', ?)
+				ON CONFLICT (user_id, period) DO UPDATE SET questions = excluded.questions`, u.ID, n).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, lang := range []string{"en", "es"} {
+			c.Lang = lang
+			s.DB.Exec(`UPDATE users SET locale = ? WHERE id = ?`, lang, u.ID)
+			p := c.Get("/dashboard")
+			got := [3]string{p.Text("#kpi-sessions .kpi-label"), p.Text("#kpi-questions .kpi-label"), p.Text("#kpi-module .kpi-label")}
+			if w := [3]string{want[lang][n][0], questions[lang][n], want[lang][n][1]}; got != w ||
+				p.Text("#kpi-sessions .kpi-value") != strconv.Itoa(n) {
+				t.Errorf("%s with %d: %s %q, want %q", lang, n, p.Text("#kpi-sessions .kpi-value"), got, w)
+			}
+		}
 	}
 }
