@@ -169,7 +169,8 @@ func BenchmarkChatConcurrentStreams(b *testing.B) {
 		}
 		return nil
 	}}
-	s := apptest.New(b, apptest.WithProvider(p))
+	// One account reads all the streams: past the per-account cap a student has.
+	s := apptest.New(b, apptest.WithProvider(p), func(c *tutor.Config) { c.Stream.StreamsPerUser = streams })
 	u := s.User(b, "bench@example.com", "pass-phrase-1", models.PlanPro)
 	c := s.SignIn(b, "bench@example.com", "pass-phrase-1")
 	var want strings.Builder

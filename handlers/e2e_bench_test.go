@@ -225,7 +225,8 @@ func BenchmarkSimultaneousStreams(b *testing.B) {
 				}
 				cids[i] = c.ID
 			}
-			p := startAula(b, db.URL, "AULA_LLM_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+fake.URL)
+			p := startAula(b, db.URL, "AULA_LLM_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+fake.URL,
+				fmt.Sprintf("AULA_STREAMS_PER_USER=%d", n)) // one account reads all n
 			st := signInStudent(b, p.URL, "crowd@example.com", "a-long-password-1", sharedTransport())
 			want := strings.Join(tokens, "")
 

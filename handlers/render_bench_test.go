@@ -63,7 +63,8 @@ func BenchmarkStreamRenderCPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := startAula(b, db.URL, "AULA_LLM_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+fake.URL)
+	p := startAula(b, db.URL, "AULA_LLM_PROVIDER=openai", "OPENAI_API_KEY=test", "OPENAI_BASE_URL="+fake.URL,
+		fmt.Sprintf("AULA_STREAMS_PER_USER=%d", n)) // one account reads all n
 	st := signInStudent(b, p.URL, "render@example.com", "a-long-password-1", sharedTransport())
 	var raw, rendered time.Duration
 	var drafts int

@@ -18,6 +18,7 @@ import (
 	"aula/mail"
 	"aula/models"
 	"aula/tutor"
+	"aula/tutor/stream"
 )
 
 // config is aula's configuration, read from the environment (README, "Configuration").
@@ -49,6 +50,9 @@ type config struct {
 	// MemoryLimit is the Go runtime's soft memory limit in bytes
 	// (AULA_MEMORY_LIMIT; see memory.go).
 	MemoryLimit int64
+	// StreamsPerUser caps the event streams one user holds open on this
+	// process (AULA_STREAMS_PER_USER; a load test of one account raises it).
+	StreamsPerUser int
 }
 
 // loadConfig reads and validates the environment; every problem is named in one error.
@@ -81,6 +85,7 @@ func loadConfig() (*config, error) {
 		MailFrom:          e.str("AULA_MAIL_FROM", ""),
 		BaseURL:           strings.TrimRight(e.str("AULA_BASE_URL", ""), "/"),
 		MemoryLimit:       e.memoryLimit(),
+		StreamsPerUser:    e.intIn("AULA_STREAMS_PER_USER", stream.DefaultStreamsPerUser, 1, 1_000_000, "a number of streams"),
 	}
 	c.validate(e)
 	if len(e.problems) > 0 {

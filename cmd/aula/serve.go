@@ -46,7 +46,8 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 		DB: db.Gorm, Credentials: cfg.Credentials, Logger: log,
 		DefaultProvider: cfg.LLMProvider, DefaultModel: cfg.LLMModel,
 		FirstTokenTimeout: cfg.FirstTokenTimeout, AnswerTimeout: cfg.AnswerTimeout,
-		Stream: stream.Config{DatabaseURL: db.URL, LeaseTTL: cfg.LeaseTTL, InstanceID: cfg.InstanceID},
+		Stream: stream.Config{DatabaseURL: db.URL, LeaseTTL: cfg.LeaseTTL, InstanceID: cfg.InstanceID,
+			StreamsPerUser: cfg.StreamsPerUser},
 	})
 	if err := svc.Start(ctx); err != nil {
 		return err

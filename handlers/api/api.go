@@ -59,7 +59,7 @@ func New(db *gorm.DB, svc *tutor.Service) *App {
 func (a *App) Routes(e *echo.Echo) {
 	e.GET("/api/v1/openapi.json", a.openAPI)
 	api := e.Group("/api/v1", middleware.BodyLimit(apiMaxBody), handlers.NoStore, a.requireToken)
-	api.POST("/tutor/stream", a.apiStream)
+	api.POST("/tutor/stream", a.apiStream, handlers.LimitStreams(a.Streams))
 	api.POST("/tutor/chat", a.apiChat)
 	api.POST("/tutor/rate", a.apiRate)
 	api.GET("/tutor/suggestions", a.apiSuggestions)

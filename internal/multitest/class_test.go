@@ -163,10 +163,12 @@ func classRun(b *testing.B, n int, door string) classRow {
 	// The lease is the production default (the harness's 2 s makes the
 	// kill tests quick, and would renew every answer's row three times a second).
 	// AULA_MEMORY_LIMIT reaches the process, so the limit's cost can be
-	// measured (AULA_MEMORY_LIMIT=off against the default).
+	// measured (AULA_MEMORY_LIMIT=off against the default). The class of
+	// one account holds all n of its streams open at once: past the
+	// per-account cap a student would have.
 	procs := start(b, env(dbURL, "AULA_LLM_PROVIDER=openai", "AULA_LLM_MODEL=fake-model",
 		"OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+fake.URL+"/v1", "AULA_LEASE_TTL=15s",
-		"AULA_MEMORY_LIMIT="+os.Getenv("AULA_MEMORY_LIMIT")), "class")
+		"AULA_MEMORY_LIMIT="+os.Getenv("AULA_MEMORY_LIMIT"), fmt.Sprintf("AULA_STREAMS_PER_USER=%d", max(n, 1))), "class")
 	p := procs[0]
 	accounts := n
 	if door == doorOne {

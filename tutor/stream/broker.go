@@ -47,6 +47,9 @@ type Config struct {
 	PollInterval time.Duration
 	// Now is the clock of the timestamps the sweep writes; default time.Now.
 	Now func() time.Time
+	// StreamsPerUser caps the event streams one user may hold open on
+	// this process at once (default DefaultStreamsPerUser; see Admit).
+	StreamsPerUser int
 }
 
 func (c Config) withDefaults() Config {
@@ -67,6 +70,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.StreamsPerUser <= 0 {
+		c.StreamsPerUser = DefaultStreamsPerUser
 	}
 	return c
 }
@@ -103,6 +109,7 @@ type Broker struct {
 	back     time.Time // when it was reached again after being away
 
 	writer writer
+	open   openStreams
 
 	flushes atomic.Int64
 	remotes atomic.Int64
@@ -115,7 +122,8 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) *Broker {
 		log = slog.Default()
 	}
 	b := &Broker{cfg: cfg, log: log.With("instance", cfg.InstanceID), hub: NewHub(), msgs: models.NewMessages(db),
-		writer: writer{streams: map[*Stream]*pending{}, followed: map[string]bool{}}}
+		writer: writer{streams: map[*Stream]*pending{}, followed: map[string]bool{}},
+		open:   openStreams{max: cfg.StreamsPerUser, byUser: map[string]int{}}}
 	b.base, b.stop = context.WithCancelCause(context.Background())
 	b.bgCtx, b.bgStop = context.WithCancel(context.Background())
 	b.store, b.storeErr = models.NewStreams(db)
