@@ -183,6 +183,53 @@ func TestClusterOfAKilledServerIsAdopted(t *testing.T) {
 	}
 }
 
+// A server killed with kill -9 and not yet reaped (a zombie, as under a
+// parent that has not waited) holds nothing: a server started at once uses
+// the cluster as its own, and an admin command run beside it later leaves
+// that cluster running for it.
+func TestKilledServerIsReplacedAtOnce(t *testing.T) {
+	dir := project(t)
+	pgDir := filepath.Join(dir, ".data", "postgres")
+	killed, _, _ := startServer(t, dir)
+	if err := killed.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, url, logs := startServer(t, dir)
+	if strings.Contains(logs.String(), "another aula process") {
+		t.Errorf("the new server took the killed one for a live user of the cluster:\n%s", logs)
+	}
+	_ = killed.Wait()
+	out := cli(t, dir, "user", "list")
+	if !strings.Contains(out, "another aula process") || !strings.Contains(out, "left running") {
+		t.Errorf("the command did not say it used the running server's PostgreSQL and left it running:\n%s", out)
+	}
+	if code := ready(t, url); code != http.StatusOK {
+		t.Fatalf("after `aula user list` beside the new server: /readyz %d, want 200", code)
+	}
+	if !postmasterRunning(pgDir) {
+		t.Fatal("the cluster is not running after the admin command")
+	}
+}
+
+// Two servers on one folder: the one that stops leaves the cluster to the
+// other, which keeps serving; the last one to stop stops it.
+func TestServerStoppingBesideAnotherLeavesTheCluster(t *testing.T) {
+	dir := project(t)
+	pgDir := filepath.Join(dir, ".data", "postgres")
+	first, _, _ := startServer(t, dir)
+	second, url, _ := startServer(t, dir)
+	_ = first.Process.Signal(syscall.SIGTERM)
+	_ = first.Wait()
+	if code := ready(t, url); code != http.StatusOK {
+		t.Fatalf("after the first server stopped: /readyz of the second %d, want 200", code)
+	}
+	_ = second.Process.Signal(syscall.SIGTERM)
+	_ = second.Wait()
+	if postmasterRunning(pgDir) {
+		t.Error("the cluster still runs after the last server stopped")
+	}
+}
+
 func TestRootInAPrivateHome(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the case needs root: PostgreSQL then runs as an unprivileged user")

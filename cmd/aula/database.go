@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -68,24 +67,32 @@ func logCluster(log *slog.Logger, c *pgcluster.Cluster, dir string) {
 		log.Info("PostgreSQL's files are kept outside the project: the postgres user cannot enter its folder",
 			"dir", c.Dir(), "log", filepath.Join(c.Dir(), "postgres.log"))
 	}
-	if c.Owned() {
-		log.Info("managed PostgreSQL running", "dir", c.Dir(), "port", c.Port())
-	} else {
+	if c.Shared() {
 		log.Info("using the PostgreSQL another aula process runs for this folder", "dir", c.Dir(), "port", c.Port())
+	} else {
+		log.Info("managed PostgreSQL running", "dir", c.Dir(), "port", c.Port())
 	}
 }
 
-// Close closes the connections and stops the managed cluster if this
-// process started it (never the one a running server uses).
+// Close closes the connections and leaves the managed cluster, which
+// stops when no other aula process (a server beside an admin command)
+// uses it.
 func (d *database) Close() {
 	if d.Gorm != nil {
 		models.Close(d.Gorm)
 	}
-	if d.cluster != nil && d.cluster.Owned() {
-		if err := d.cluster.Stop(); err != nil && !errors.Is(err, context.Canceled) {
-			d.log.Error("stop PostgreSQL", "error", err)
-		} else {
-			d.log.Info("PostgreSQL stopped")
-		}
+	if d.cluster == nil {
+		return
+	}
+	// The command's context may be cancelled already (Ctrl-C): leaving
+	// must still happen.
+	stopped, err := d.cluster.Release(context.Background())
+	switch {
+	case err != nil:
+		d.log.Error("stop PostgreSQL", "error", err)
+	case stopped:
+		d.log.Info("PostgreSQL stopped")
+	default:
+		d.log.Info("PostgreSQL left running for the other aula processes using it")
 	}
 }

@@ -42,16 +42,19 @@ type Cluster struct {
 	bin  string
 	port int
 	cred *syscall.Credential
-	// owned is false for a cluster another live process started: Stop
-	// leaves it running for that process.
-	owned bool
+	// users holds this process's shared lock on the folder's users file
+	// (running.go) until Release.
+	users *os.File
+	// shared: other live aula processes used the cluster when we joined.
+	shared bool
 }
 
-// Start initialises the cluster in opts.Dir when it does not exist yet and
-// starts it on a free port, listening on 127.0.0.1 and a socket in Dir.
-// When a live postmaster already serves that folder, Start connects to it
-// instead; the cluster is then this process's own (stopped by Stop) only if
-// the process that started it is gone.
+// Start joins the cluster in opts.Dir, as one of the processes that use it:
+// it connects to the postmaster already serving that folder (left by a
+// process that ended, or used by others), or else initialises the cluster
+// when it does not exist yet and starts it on a free port, listening on
+// 127.0.0.1 and a socket in Dir. Release leaves it; the last process to
+// leave stops it.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	bin, err := findBinaries()
 	if err != nil {
@@ -61,36 +64,48 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := findRunning(ctx, dir, bin); ok {
-		return c, nil
+	if err := makeDir(dir); err != nil {
+		return nil, err
 	}
-	c, err := initCluster(ctx, dir, bin, opts.Throwaway)
+	guard, err := lockFile(ctx, dir, guardFile, syscall.LOCK_EX)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.start(ctx, opts.Throwaway); err != nil {
-		// Another process may have started it between our look and our start.
-		if running, ok := findRunning(ctx, dir, bin); ok {
-			return running, nil
+	defer guard.Close()
+	users, shared, err := join(dir)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := findRunning(ctx, dir, bin)
+	if !ok {
+		c, err = initCluster(ctx, dir, bin, opts.Throwaway)
+		if err == nil {
+			err = c.start(ctx, opts.Throwaway)
 		}
+	}
+	if err != nil {
+		users.Close()
 		return nil, err
 	}
-	if err := c.claim(); err != nil {
-		return nil, err
-	}
+	c.users, c.shared = users, shared
 	return c, nil
 }
 
-// initCluster creates dir (private to the server user, its parents
-// enterable) and initialises a cluster in it unless one is there.
-func initCluster(ctx context.Context, dir, bin string, throwaway bool) (*Cluster, error) {
+// makeDir creates dir, private to the server user, and its parents.
+func makeDir(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Dir(dir), err)
+		return fmt.Errorf("create %s: %w", filepath.Dir(dir), err)
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	c := &Cluster{dir: dir, bin: bin, owned: true}
+	return nil
+}
+
+// initCluster makes dir the server user's (its parents enterable) and
+// initialises a cluster in it unless one is there.
+func initCluster(ctx context.Context, dir, bin string, throwaway bool) (*Cluster, error) {
+	c := &Cluster{dir: dir, bin: bin}
 	if os.Geteuid() == 0 {
 		// PostgreSQL refuses to run as root: run it as an unprivileged user
 		// that owns the folder.
@@ -121,7 +136,7 @@ func initCluster(ctx context.Context, dir, bin string, throwaway bool) (*Cluster
 
 // start starts the server on a free port. A postmaster.pid left by a server
 // that died is no obstacle: PostgreSQL replaces a lock file whose process
-// is gone (a live one was found by findRunning and is used, never stopped).
+// is gone (a live one was found by findRunning and is used).
 func (c *Cluster) start(ctx context.Context, throwaway bool) error {
 	port, err := freePort()
 	if err != nil {
@@ -153,16 +168,35 @@ func (c *Cluster) Port() int { return c.port }
 // when Options.Dir was out of the server user's reach).
 func (c *Cluster) Dir() string { return c.dir }
 
-// Owned reports whether Stop stops the server: false when another live
-// process started it (a server beside an admin command).
-func (c *Cluster) Owned() bool { return c.owned }
+// Shared reports whether other live aula processes used the cluster when
+// this one joined it (an admin command beside a server).
+func (c *Cluster) Shared() bool { return c.shared }
 
-// Stop shuts the server down (fast mode: open sessions are closed), unless
-// another live process started it: that process still needs it.
-func (c *Cluster) Stop() error {
-	if !c.owned {
-		return nil
+// Release ends this process's use of the cluster and stops the server if
+// no other live process uses it; stopped says whether it did.
+func (c *Cluster) Release(ctx context.Context) (stopped bool, err error) {
+	if c.users == nil {
+		return false, nil
 	}
+	guard, err := lockFile(ctx, c.dir, guardFile, syscall.LOCK_EX)
+	if err != nil {
+		c.users.Close()
+		return false, err
+	}
+	defer guard.Close()
+	// Our lock goes before the guard does: the next process to join sees
+	// the users as they are.
+	defer func() { c.users.Close(); c.users = nil }()
+	if !c.lastUser() {
+		return false, nil
+	}
+	return true, c.Stop()
+}
+
+// Stop shuts the server down (fast mode: open sessions are closed), whoever
+// uses it; tests stop and Resume it to take the database away. A process
+// done with the cluster calls Release instead.
+func (c *Cluster) Stop() error {
 	if out, err := c.run(context.Background(), "pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "fast", "-w", "stop"); err != nil {
 		return fmt.Errorf("pg_ctl stop: %w: %s", err, out)
 	}
