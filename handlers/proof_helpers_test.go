@@ -7,6 +7,7 @@ package handlers_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -166,7 +167,10 @@ var aulaBin struct {
 func aulaBinary(tb testing.TB) string {
 	tb.Helper()
 	aulaBin.once.Do(func() {
-		dir := filepath.Join(os.TempDir(), "aula-proof-bin")
+		// One folder per checkout: tests of other worktrees run at the same
+		// time must not swap their binary in under this one's restart.
+		wd, _ := os.Getwd()
+		dir := filepath.Join(os.TempDir(), "aula-proof-bin", fmt.Sprintf("%x", sha256.Sum256([]byte(wd)))[:12])
 		if aulaBin.err = os.MkdirAll(dir, 0o755); aulaBin.err != nil {
 			return
 		}

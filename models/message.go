@@ -163,7 +163,7 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 // reopenAnswer empties answer a to be written again, counted in period
 // and leased to this process.
 func reopenAnswer(tx *gorm.DB, a *Message, period time.Time, lease Lease) error {
-	if err := tx.Exec(`UPDATE messages SET status = 'streaming', content = '', error_code = '', metadata = '{}',
+	if err := tx.Exec(`UPDATE messages SET status = 'streaming', content = '', error_code = '', metadata = '{}', continued = false,
 		rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL,
 		provider = '', model = '', latency_ms = NULL, ttft_ms = NULL, tokens_in = NULL, tokens_out = NULL,
 		completed_at = NULL, quota_period = ?, lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'

@@ -40,7 +40,7 @@ func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, maxB
 		if err := questionOf(tx, &a, now, ErrNotContinuable, &q); err != nil {
 			return err
 		}
-		if err := tx.Exec(`UPDATE messages SET status = 'streaming', error_code = '',
+		if err := tx.Exec(`UPDATE messages SET status = 'streaming', error_code = '', continued = true,
 			rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL, completed_at = NULL,
 			lease_owner = ?, lease_until = now() + ? * interval '1 millisecond'
 			WHERE id = ?`, lease.owner(), lease.ttlMs(), a.ID).Error; err != nil {

@@ -90,7 +90,7 @@ func finishAll(db *gorm.DB, calls []finishCall) ([]*Message, error) {
 		UPDATE messages m SET status = r.status, content = r.content, error_code = r.error_code,
 			provider = r.provider, model = r.model, latency_ms = r.latency_ms, ttft_ms = r.ttft_ms,
 			tokens_in = r.tokens_in, tokens_out = r.tokens_out, metadata = r.metadata, completed_at = r.now,
-			lease_until = NULL
+			lease_until = NULL, continued = false
 		FROM l JOIN r ON r.id = l.id
 		WHERE m.id = l.id AND m.status = 'streaming'
 		RETURNING m.*`, calls)

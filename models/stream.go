@@ -175,34 +175,41 @@ func (s *Streams) Renew(ctx context.Context, owner string, ids []string, ttl tim
 // answers in flight, a live owner perhaps still storing a final text
 // after the database was away). An answer of self's that it no longer
 // holds is ended too: its final write failed, and no other process would
-// ever sweep it while self lives. status failed, error code "interrupted", text cleared, its
-// question refunded, and an "end" notification for its followers. Rows
-// and refunds change in one statement with row locks skipped, so sweeps
-// racing on several processes, or with the owner's own Finish, refund a
-// question exactly once. It returns the ids it ended.
+// ever sweep it while self lives. A first answer ends failed, error code
+// "interrupted", its half-written text cleared and its question
+// refunded; a continuation ends stopped as it was before Continue, with
+// the text stored (what was kept, and what the continuation stored since)
+// and its question still counted, so it can be continued again. Either
+// way its followers get an "end" notification. Rows and refunds change
+// in one statement with row locks skipped, so sweeps racing on several
+// processes, or with the owner's own Finish, refund a question exactly
+// once. It returns the ids it ended.
 func (s *Streams) FailExpired(ctx context.Context, now time.Time, self string, held []string) ([]string, error) {
 	if held == nil {
 		held = []string{}
 	}
 	rows, err := s.db.QueryContext(ctx, `WITH dead AS (
-			SELECT id, user_id, quota_period FROM messages
+			SELECT id, user_id, quota_period, continued FROM messages
 			WHERE status = 'streaming' AND (lease_until IS NULL OR lease_until < now())
 			  AND (lease_owner IS DISTINCT FROM $2 OR NOT (id = ANY($3::uuid[])))
 			ORDER BY lease_until NULLS FIRST LIMIT 500
 			FOR UPDATE SKIP LOCKED
-		), failed AS (
-			UPDATE messages m SET status = 'failed', error_code = 'interrupted', content = '', completed_at = $1,
-				quota_period = NULL, lease_until = NULL
+		), ended AS (
+			UPDATE messages m SET completed_at = $1, lease_until = NULL, continued = false,
+				status = CASE WHEN dead.continued THEN 'cancelled' ELSE 'failed' END,
+				error_code = CASE WHEN dead.continued THEN '' ELSE 'interrupted' END,
+				content = CASE WHEN dead.continued THEN m.content ELSE '' END,
+				quota_period = CASE WHEN dead.continued THEN m.quota_period END
 			FROM dead WHERE m.id = dead.id
-			RETURNING dead.id, dead.user_id, dead.quota_period
+			RETURNING dead.id, dead.user_id, dead.quota_period, dead.continued
 		), refund AS (
 			UPDATE plan_usage p SET questions = greatest(p.questions - r.n, 0)
-			FROM (SELECT user_id, quota_period, count(*) AS n FROM failed
-			      WHERE quota_period IS NOT NULL GROUP BY user_id, quota_period) r
+			FROM (SELECT user_id, quota_period, count(*) AS n FROM ended
+			      WHERE quota_period IS NOT NULL AND NOT continued GROUP BY user_id, quota_period) r
 			WHERE p.user_id = r.user_id AND p.period = r.quota_period
 			RETURNING p.user_id
 		)
-		SELECT id::text, pg_notify('`+StreamChannel+`', id::text || ' end')::text FROM failed`, now, self, held)
+		SELECT id::text, pg_notify('`+StreamChannel+`', id::text || ' end')::text FROM ended`, now, self, held)
 	if err != nil {
 		return nil, fmt.Errorf("fail expired answers: %w", err)
 	}

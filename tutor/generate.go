@@ -65,7 +65,8 @@ func (s *Service) generate(ctx context.Context, j *job) {
 	ctx, cancelTimeout := context.WithTimeoutCause(ctx, s.cfg.AnswerTimeout, errAnswerTimeout)
 	defer cancelTimeout()
 	defer j.st.Cancel(nil)
-	stopPersist := s.streams.Persist(j.st)
+	// A continuation's row already holds the kept text its stream starts with.
+	stopPersist := s.streams.Persist(j.st, len(j.partial))
 	s.conclude(ctx, j, s.run(ctx, j), stopPersist)
 }
 

@@ -39,14 +39,15 @@ type writer struct {
 	writing sync.Mutex
 }
 
-// Persist writes a generation's text to its row while it runs; the
-// returned stop ends that and waits until no write of its text is in
-// flight, so a late batch cannot race the final text. A row that is no
-// longer ours (another process ended it) cancels the generation with
-// ErrLeaseLost.
-func (b *Broker) Persist(st *Stream) (stop func()) {
+// Persist writes a generation's text to its row while it runs, from
+// byte stored on: the row already holds the stream's first stored bytes
+// (a continuation's kept text). The returned stop ends that and waits
+// until no write of its text is in flight, so a late batch cannot race
+// the final text. A row that is no longer ours (another process ended
+// it) cancels the generation with ErrLeaseLost.
+func (b *Broker) Persist(st *Stream, stored int) (stop func()) {
 	w := &b.writer
-	p := &pending{st: st, sub: st.Subscribe(0)}
+	p := &pending{st: st, sub: st.Subscribe(stored), persisted: stored}
 	w.mu.Lock()
 	w.streams[st] = p
 	w.mu.Unlock()
