@@ -12,6 +12,7 @@ var _ = add(map[string][2]string{
 	"admin.suggestions":    {"Suggestions", "Sugerencias"},
 	"admin.routes":         {"AI routes", "Rutas de IA"},
 	"admin.none":           {"Nothing yet.", "Nada todavía."},
+	"admin.no_provider":    {"No provider", "Sin proveedor"},
 
 	"admin.active7.one":     {"active student, last 7 days", "estudiante activo, últimos 7 días"},
 	"admin.active7.other":   {"active students, last 7 days", "estudiantes activos, últimos 7 días"},

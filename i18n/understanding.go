@@ -10,6 +10,8 @@ var _ = add(map[string][2]string{
 	"admin.u_lessons":         {"Lessons with the most answers graded not yet", "Lecciones con más respuestas «todavía no»"},
 	"admin.u_sections":        {"Sections, now and before the lesson was edited", "Secciones, ahora y antes de editar la lección"},
 	"admin.u_sections_lead":   {"Now counts the answers about the section as it reads today; before, the answers about its earlier versions.", "Ahora cuenta las respuestas sobre la sección tal como se lee hoy; antes, las respuestas sobre sus versiones anteriores."},
+	"admin.thumbs_up":         {"Thumbs up", "Pulgar arriba"},
+	"admin.thumbs_down":       {"Thumbs down", "Pulgar abajo"},
 	"admin.u_missed":          {"Questions students miss most", "Preguntas que más fallan los estudiantes"},
 	"admin.u_answers":         {"Answers", "Respuestas"},
 	"admin.u_not_yet":         {"Not yet", "Todavía no"},

@@ -96,6 +96,31 @@ func TestAdminUnderstandingFigures(t *testing.T) {
 	}
 }
 
+// A missed question written in Markdown (as the model writes them) reads
+// as text under "Questions students miss most": no **, backticks or
+// [text](url) left over.
+func TestAdminUnderstandingQuestionsAsText(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "root@example.com", "pass-phrase-1", models.PlanContentAdmin)
+	var anchor, hash string
+	s.DB.Raw(`SELECT anchor, hash FROM lesson_chunks WHERE lesson_id = 'vlan-basics' AND anchor <> '' ORDER BY position LIMIT 1`).Row().Scan(&anchor, &hash)
+	if err := s.DB.Exec(`INSERT INTO check_question_totals (lesson_id, anchor, section_hash, question_hash, question, answers, not_yet)
+		VALUES ('vlan-basics', ?, ?, 'md', ?, 3, 2)`, anchor, hash,
+		"What does **`switchport mode trunk`** do on a *Cisco* port? See [§ Trunks](#trunks).").Error; err != nil {
+		t.Fatal(err)
+	}
+	p := s.SignIn(t, "root@example.com", "pass-phrase-1").Get("/admin/understanding")
+	got := p.Text("#u-missed .question")
+	if got != "What does switchport mode trunk do on a Cisco port? See § Trunks." {
+		t.Errorf("missed question reads %q", got)
+	}
+	for _, marker := range []string{"**", "`", "](", "*"} {
+		if strings.Contains(p.Text("#u-missed"), marker) {
+			t.Errorf("the missed questions show the Markdown marker %q: %q", marker, p.Text("#u-missed"))
+		}
+	}
+}
+
 // Sections come in pages found by keyset: every section once, in order;
 // a cursor aula did not write is a 400; students do not see the page.
 func TestAdminUnderstandingPagesAndAccess(t *testing.T) {
