@@ -77,22 +77,24 @@ func checkBody(r *http.Request) error {
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
 	switch {
-	case ct == echo.MIMEApplicationForm:
-		if err := r.ParseForm(); err == nil && !validValues(r.PostForm) {
-			return errBadText
-		}
-	case ct == echo.MIMEMultipartForm:
-		if err := r.ParseMultipartForm(maxFormMemory); err == nil && !validValues(r.MultipartForm.Value) {
-			return errBadText
-		}
-	case ct == echo.MIMEApplicationJSON || strings.HasSuffix(ct, "+json") || IsAPIPath(r.URL.Path):
-		// The API and MCP decode their body as JSON whatever it is labelled.
+	case IsAPIPath(r.URL.Path) || ct == echo.MIMEApplicationJSON || strings.HasSuffix(ct, "+json"):
+		// The API and MCP decode their body as JSON whatever it is
+		// labelled: curl -d without a Content-Type says it is a form, and
+		// parsing it as one here would leave the handler no body to read.
 		body, err := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if err != nil {
 			return err
 		}
 		if !utf8.Valid(body) || jsonHasNUL(body) {
+			return errBadText
+		}
+	case ct == echo.MIMEApplicationForm:
+		if err := r.ParseForm(); err == nil && !validValues(r.PostForm) {
+			return errBadText
+		}
+	case ct == echo.MIMEMultipartForm:
+		if err := r.ParseMultipartForm(maxFormMemory); err == nil && !validValues(r.MultipartForm.Value) {
 			return errBadText
 		}
 	}
