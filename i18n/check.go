@@ -24,5 +24,10 @@ var _ = add(map[string][2]string{
 	"check.err.empty":        {"Write an answer first.", "Escribe primero una respuesta."},
 	"check.err.too_long":     {"An answer can have at most 1,000 characters (this one has %d).", "Una respuesta puede tener como máximo 1.000 caracteres (esta tiene %d)."},
 	"check.err.finished":     {"That question was already answered, or the check has ended; start a new check to answer more questions.", "Esa pregunta ya tenía respuesta, o la comprobación ha terminado; empieza otra para responder más preguntas."},
+	"check.preparing":        {"Preparing your questions…", "Preparando tus preguntas…"},
+	"check.grading":          {"Grading your answer…", "Calificando tu respuesta…"},
+	"check.next":             {"Preparing the next question…", "Preparando la siguiente pregunta…"},
+	"check.fallback":         {"The tutor's AI model could not write this question, so it was taken from the lesson's own text instead.", "El modelo de IA del tutor no pudo escribir esta pregunta, así que se ha tomado del propio texto de la lección."},
+	"check.err.stream":       {"That check stream needs a question number and a try.", "Ese flujo de la comprobación necesita un número de pregunta y un intento."},
 	"check.err.ungraded":     {"The tutor couldn't grade that answer. Nothing was recorded; send it again in a moment.", "El tutor no pudo calificar esa respuesta. No se ha registrado nada; vuelve a enviarla en un momento."},
 })

@@ -99,6 +99,8 @@ type CheckItem struct {
 	Attempts       int
 	AskedAt        time.Time
 	GradedAt       *time.Time
+	// Fallback marks a question written offline because the quiz model failed.
+	Fallback bool
 }
 
 // Graded reports whether the item has its verdict.
@@ -254,11 +256,11 @@ func (s *Checks) Ask(ctx context.Context, item CheckItem, text string, meta JSON
 		}
 		item.AskedAt, item.Verdict, item.GradedAt = now, nil, nil
 		return tx.Raw(`INSERT INTO check_items (conversation_id, user_id, position, lesson_id, anchor, section_hash, kind,
-				question, choices, expected, asked_at)
-			VALUES (?, ?, (SELECT count(*) + 1 FROM check_items WHERE conversation_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)
+				question, choices, expected, asked_at, fallback)
+			VALUES (?, ?, (SELECT count(*) + 1 FROM check_items WHERE conversation_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			RETURNING id, position`,
 			item.ConversationID, item.UserID, item.ConversationID, item.LessonID, item.Anchor, item.SectionHash, item.Kind,
-			item.Question, item.Choices, item.Expected, now).Row().Scan(&item.ID, &item.Position)
+			item.Question, item.Choices, item.Expected, now, item.Fallback).Row().Scan(&item.ID, &item.Position)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("ask check question: %w", err)

@@ -159,7 +159,22 @@ func (s *Service) AnswerCheck(ctx context.Context, user *models.User, conversati
 // submit, a second tab) is refused as finished instead of answering the
 // next question. Position 0 answers whatever question is current.
 func (s *Service) AnswerCheckAt(ctx context.Context, user *models.User, conversationID string, position int, answer string) (*CheckState, error) {
-	answer, err := checkAnswer(answer)
+	return s.AnswerCheckFed(ctx, user, conversationID, position, answer, nil)
+}
+
+// CheckFeed receives the tutor's feedback on an answer while it is
+// written, a piece of plain text at a time (the whole of it at once when
+// the answer is graded by matching).
+type CheckFeed func(text string)
+
+// AnswerCheckFed is AnswerCheckAt that hands the feedback to feed as the
+// tutor writes it (feed may be nil), before the verdict is stored and the
+// next question asked.
+func (s *Service) AnswerCheckFed(ctx context.Context, user *models.User, conversationID string, position int, answer string, feed CheckFeed) (*CheckState, error) {
+	if feed == nil {
+		feed = func(string) {}
+	}
+	answer, err := CheckAnswerText(answer)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +193,7 @@ func (s *Service) AnswerCheckAt(ctx context.Context, user *models.User, conversa
 	if !ok {
 		return nil, fmt.Errorf("answer check: section %s gone: %w", models.SectionKey(item.LessonID, item.Anchor), models.ErrNotFound)
 	}
-	g, err := s.grade(ctx, run, item, src, answer)
+	g, err := s.grade(ctx, run, item, src, answer, feed)
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +227,9 @@ func (r *checkRun) recorded(it *models.CheckItem, g models.CheckGrade) {
 	}
 }
 
-// checkAnswer trims an answer and refuses it when empty or too long.
-func checkAnswer(answer string) (string, error) {
+// CheckAnswerText trims an answer to a check question and refuses it
+// (a *Refusal) when empty or too long.
+func CheckAnswerText(answer string) (string, error) {
 	answer = strings.TrimSpace(strings.ToValidUTF8(strings.ReplaceAll(answer, "\x00", ""), ""))
 	if answer == "" {
 		return "", refused(RefusedEmptyAnswer, ErrEmptyAnswer)

@@ -21,6 +21,9 @@ const (
 // errNotJSON is a model reply that holds no usable JSON object.
 var errNotJSON = errors.New("the model's reply is not the JSON object asked for")
 
+// errNoQuizModel is an open question to grade while the quiz route has no model.
+var errNoQuizModel = errors.New("the quiz route has no model")
+
 // modelQuestionReply is the question the quiz model writes.
 type modelQuestionReply struct {
 	Kind     string   `json:"kind"`
@@ -128,19 +131,27 @@ func parseModelVerdict(text string) (modelVerdict, error) {
 	if err := extractJSON(text, &v); err != nil {
 		return v, err
 	}
-	switch strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(v.Verdict))) {
-	case "correct", "right":
-		v.Verdict = models.VerdictCorrect
-	case "partly", "partial", "partially_correct", "partially":
-		v.Verdict = models.VerdictPartly
-	case "not_yet", "notyet", "incorrect", "wrong":
-		v.Verdict = models.VerdictNotYet
-	default:
+	verdict := normalizeVerdict(v.Verdict)
+	if verdict == "" {
 		return v, fmt.Errorf("%w: verdict %q", errNotJSON, clipRunes(v.Verdict, 40))
 	}
+	v.Verdict = verdict
 	v.Feedback = clipRunes(strings.TrimSpace(v.Feedback), 600)
 	v.Hint = clipRunes(strings.TrimSpace(v.Hint), 300)
 	return v, nil
+}
+
+// normalizeVerdict reads a verdict or one of its synonyms; "" for anything else.
+func normalizeVerdict(v string) string {
+	switch strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(v))) {
+	case "correct", "right":
+		return models.VerdictCorrect
+	case "partly", "partial", "partially_correct", "partially":
+		return models.VerdictPartly
+	case "not_yet", "notyet", "incorrect", "wrong":
+		return models.VerdictNotYet
+	}
+	return ""
 }
 
 // extractJSON decodes the first JSON object in text that fits v: the

@@ -264,6 +264,17 @@ func Check(cid string) string { return "/checks/" + cid }
 // CheckAnswer takes an answer to a check's current question (a POST).
 func CheckAnswer(cid string) string { return Check(cid) + "/answer" }
 
+// CheckStream is the SSE stream of the grading of try number try (0 for
+// the first) of question position, shown in the lesson's panel when
+// pathSlug is set.
+func CheckStream(cid string, position, try int, pathSlug string) string {
+	q := url.Values{"question": {strconv.Itoa(position)}, "try": {strconv.Itoa(try)}}
+	if pathSlug != "" {
+		q.Set("path", pathSlug)
+	}
+	return Check(cid) + "/stream?" + q.Encode()
+}
+
 // LessonPanelCheck is the lesson page with its panel open on check cid.
 func LessonPanelCheck(pathSlug, lessonID, cid string) string {
 	return LessonPanelQuery(pathSlug, lessonID, cid) + "#check"

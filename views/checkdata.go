@@ -22,6 +22,16 @@ type CheckView struct {
 	Error     string              // why the last answer was refused
 	Answer    string              // the refused answer, to send again
 	Again     *CheckStartView     // "Check again" at the end
+	// Pending is the answer being graded: the box shows it with the
+	// feedback streaming in, then is replaced by the next step.
+	Pending *CheckPendingView
+}
+
+// CheckPendingView is an answer the tutor is grading: where its feedback
+// streams from, and the answer itself.
+type CheckPendingView struct {
+	StreamURL string
+	Answer    string
 }
 
 // CheckQuestionView is the question waiting for an answer; HTML is sanitized.
@@ -29,6 +39,9 @@ type CheckQuestionView struct {
 	HTML      string
 	Choices   []string // a which-of-these question's choices
 	SecondTry bool     // the guide style's second try after a hint
+	// Fallback says the quiz model failed and the question comes from the
+	// lesson's text instead.
+	Fallback bool
 }
 
 // CheckFeedbackView is a verdict (correct, partly, not_yet, or hint) on an answer; HTML is sanitized.

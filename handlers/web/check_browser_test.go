@@ -47,7 +47,8 @@ func answerInBrowser(b *browser.Browser, answer string) {
 	// The check box is swapped whole: wait for the form to be a new one.
 	eval[bool](b, `(document.getElementById('check-form').dataset.old = '1') === '1'`)
 	b.Click("#check-submit")
-	waitFor(b, "the feedback", `!!document.getElementById('check-last') && document.getElementById('check-form')?.dataset.old !== '1'`)
+	waitFor(b, "the feedback", `!!document.getElementById('check-last') && !document.getElementById('check-pending') &&
+		document.getElementById('check-form')?.dataset.old !== '1'`)
 	waitCheckReady(b)
 }
 

@@ -50,8 +50,9 @@ func (a *App) showCheck(c echo.Context) error {
 	return a.renderCheck(c, st, "", views.AskForm{}, http.StatusOK)
 }
 
-// answerCheck grades the answer to the check's current question and shows
-// the feedback with the next question; a plain post is redirected there.
+// answerCheck grades the answer to the check's current question: with
+// HTMX in the background (answerCheckLive), a plain post at once and
+// redirected to the feedback with the next question.
 func (a *App) answerCheck(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
@@ -59,6 +60,19 @@ func (a *App) answerCheck(c echo.Context) error {
 	// The form names the question it answers, so a double submit is not
 	// taken as the answer to the next one; a garbled value answers the current.
 	position, _ := strconv.Atoi(c.FormValue("question"))
+	if isFragment(c) {
+		// With JavaScript the answer is graded in the background and its
+		// feedback streams in; one the tutor would refuse at once is
+		// answered below, as without.
+		st, err := a.Tutor.Check(ctx, u.ID, c.Param("id"))
+		if err != nil {
+			return err
+		}
+		clean, aerr := tutor.CheckAnswerText(answer)
+		if cur := st.Current(); aerr == nil && cur != nil && (position == 0 || cur.Position == position) {
+			return a.answerCheckLive(c, st, cur, clean, pathSlug)
+		}
+	}
 	st, err := a.Tutor.AnswerCheckAt(ctx, u, c.Param("id"), position, answer)
 	if r, ans, ok := handlers.Refused(err); ok {
 		if st, err = a.Tutor.Check(ctx, u.ID, c.Param("id")); err != nil {
@@ -68,9 +82,6 @@ func (a *App) answerCheck(c echo.Context) error {
 	}
 	if err != nil {
 		return err
-	}
-	if isFragment(c) {
-		return a.renderCheck(c, st, pathSlug, views.AskForm{}, http.StatusOK)
 	}
 	return c.Redirect(http.StatusSeeOther, checkURL(&st.Check.Conversation, pathSlug))
 }
@@ -146,7 +157,8 @@ func (a *App) checkView(ctx context.Context, st *tutor.CheckState, pathSlug stri
 	}
 	if cur := st.Current(); cur != nil {
 		v.Position = cur.Position
-		v.Question = &views.CheckQuestionView{HTML: render(*cur, cur.Question), Choices: cur.Choices, SecondTry: cur.Attempts > 0}
+		v.Question = &views.CheckQuestionView{HTML: render(*cur, cur.Question), Choices: cur.Choices, SecondTry: cur.Attempts > 0,
+			Fallback: cur.Fallback}
 	}
 	v.Correct, v.Partly, v.NotYet = st.Tally()
 	for _, it := range c.Items {

@@ -76,6 +76,8 @@ type App struct {
 	BaseURL string
 	// onceCodec seals the secrets a page shows once (once.go).
 	onceCodec *securecookie.SecureCookie
+	// checkJobs are the answers to checks being graded (checkstream.go).
+	checkJobs *checkJobs
 }
 
 // New builds the site's dependencies on one database: every store, the
@@ -118,6 +120,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Resets:        resets,
 		ResetThrottle: models.NewResetThrottle(db),
 		onceCodec:     newOnceCodec(sessionKey),
+		checkJobs:     newCheckJobs(),
 	}
 }
 
@@ -161,6 +164,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/lessons/:id/check", a.startCheck)
 	auth.GET("/checks/:id", a.showCheck)
 	auth.POST("/checks/:id/answer", a.answerCheck)
+	auth.GET("/checks/:id/stream", a.checkStream)
 	auth.POST("/review", a.review)
 	auth.GET("/dashboard", a.dashboard)
 	auth.GET("/dashboard/history", a.dashboardHistory)

@@ -50,6 +50,10 @@ type Options struct {
 	// Hold is closed (or the client goes away), so a test can prove that the
 	// first token reached it before the rest of the answer existed.
 	Hold <-chan struct{}
+	// HoldOn, when set, picks for each request the channel its stream
+	// waits on after the first token, as Hold does (nil: no wait), so a
+	// test can hold one kind of call and not another; Hold is then unused.
+	HoldOn func(Request) <-chan struct{}
 	// Status, when non-zero, answers every request with this HTTP status and
 	// the provider's JSON error body instead of a stream.
 	Status int
@@ -344,6 +348,14 @@ func (st *reply) tokens() []string {
 	return st.s.opts.Tokens
 }
 
+// hold is the channel this reply waits on after its first token, or nil.
+func (st *reply) hold() <-chan struct{} {
+	if st.s.opts.HoldOn != nil {
+		return st.s.opts.HoldOn(st.req)
+	}
+	return st.s.opts.Hold
+}
+
 // stream writes the configured tokens at the configured pace.
 func (st *reply) stream() {
 	opts, model, usage := st.s.opts, st.req.Model, st.usage()
@@ -374,7 +386,7 @@ func (st *reply) stream() {
 		}
 		if i == 0 {
 			st.s.markFirstToken()
-			if opts.Hold != nil && !st.wait(opts.Hold) {
+			if hold := st.hold(); hold != nil && !st.wait(hold) {
 				return
 			}
 		}

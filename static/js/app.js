@@ -75,6 +75,16 @@
     var err = document.getElementById("ask-error");
     if (err) err.textContent = "";
   });
+  // A check being started or an answer being graded says so at once (the
+  // model may take seconds); a refusal or a failed request clears it.
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var busy = e.detail.elt && e.detail.elt.querySelector && e.detail.elt.querySelector(":scope .check-busy[data-busy]");
+    if (busy) busy.textContent = busy.dataset.busy;
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var busy = e.detail.elt && e.detail.elt.querySelector && e.detail.elt.querySelector(":scope .check-busy[data-busy]");
+    if (busy && (!e.detail.successful || e.detail.xhr.status >= 400)) busy.textContent = "";
+  });
   document.addEventListener("htmx:beforeRequest", function (e) {
     var form = e.detail.elt;
     if (!form || (form.id !== "ask-form" && !form.closest(".suggestions"))) return;
