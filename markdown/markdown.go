@@ -172,9 +172,23 @@ type SectionLinks struct {
 // target is where the section link to anchor points.
 func (l SectionLinks) target(anchor string) string {
 	if page, ok := l.Anchors[anchor]; ok {
-		return page + "#" + anchor
+		return page + Fragment(anchor)
 	}
-	return l.Base + "#" + anchor
+	return l.Base + Fragment(anchor)
+}
+
+// IntroAnchor is where a link to a lesson's intro points: the text before
+// its first H2 has no heading, so its chunk's anchor is "" and its link
+// goes to the lesson page's article (a bare "#" would lead nowhere).
+const IntroAnchor = "lesson"
+
+// Fragment is the link fragment of a lesson section's anchor: "#anchor",
+// or "#lesson" for the intro.
+func Fragment(anchor string) string {
+	if anchor == "" {
+		anchor = IntroAnchor
+	}
+	return "#" + anchor
 }
 
 // key tells apart, in the cache, renderings whose links differ.
@@ -256,11 +270,10 @@ type sectionLinkTransformer struct{}
 
 func (sectionLinkTransformer) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
 	links, _ := pc.Get(sectionLinksKey).(SectionLinks)
-	if links.Base == "" && len(links.Anchors) == 0 {
-		return
-	}
+	// Without links only the intro's bare "#" changes.
+	all := links.Base != "" || len(links.Anchors) > 0
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if l, ok := n.(*ast.Link); ok && entering && bytes.HasPrefix(l.Destination, []byte("#")) {
+		if l, ok := n.(*ast.Link); ok && entering && bytes.HasPrefix(l.Destination, []byte("#")) && (all || len(l.Destination) == 1) {
 			l.Destination = []byte(links.target(string(l.Destination[1:])))
 		}
 		return ast.WalkContinue, nil

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"aula/markdown"
 	"aula/models"
 )
 
@@ -244,11 +245,7 @@ func sectionName(src Source) string {
 // sectionLink is the § link to a section, like the ones answers cite;
 // the text before the first heading is the top of the lesson.
 func sectionLink(src Source) string {
-	anchor := src.Anchor
-	if anchor == "" {
-		anchor = "lesson"
-	}
-	return "[§ " + strings.NewReplacer("[", "", "]", "").Replace(sectionName(src)) + "](#" + anchor + ")"
+	return "[§ " + strings.NewReplacer("[", "", "]", "").Replace(sectionName(src)) + "](" + markdown.Fragment(src.Anchor) + ")"
 }
 
 // offlineFeedback is the feedback on a verdict the matcher gave, citing the section.

@@ -28,6 +28,10 @@ type MessageView struct {
 	// InPanel marks a bubble in the lesson panel: its citations link to
 	// sections of the page it is on.
 	InPanel bool
+	// PanelPath is the path of the lesson page whose panel shows the
+	// bubble, "" elsewhere: its plain forms send it, so they come back to
+	// that page.
+	PanelPath string
 	// Version is the answer's version on display, of Versions (1 of 1
 	// until it is regenerated).
 	Version, Versions int
@@ -58,9 +62,11 @@ type ClippedView struct {
 
 // CitationView is one cited lesson section or help article.
 type CitationView struct {
-	Heading, URL string
-	Help         bool
-	Changed      bool // the section's text changed since the answer
+	Heading string
+	URL     string // "" for a help article or a lesson no path shows: no page to link
+
+	Help    bool
+	Changed bool // the section's text changed since the answer
 }
 
 // ThreadView is an entry of the thread list.

@@ -209,6 +209,21 @@ func backTo(c echo.Context, cid, mid string) string {
 	return safeNext(ref.RequestURI(), urls.Thread(cid)) + "#m-" + mid
 }
 
+// backFrom is where a plain post on a bubble goes back to, scrolled to
+// it: the lesson page with its panel open on the thread when the form
+// says it was in that page's panel (panelPathField), else backTo.
+func (a *App) backFrom(c echo.Context, cid, mid string) (string, error) {
+	path := c.FormValue(panelPathField)
+	if path == "" {
+		return backTo(c, cid, mid), nil
+	}
+	conv, err := a.Conversations.Get(c.Request().Context(), handlers.UserFrom(c).ID, cid)
+	if err != nil {
+		return "", err
+	}
+	return returnTo(conv, path, mid), nil
+}
+
 // rate records 👍/👎 with a reason and comment; only the owner can rate.
 func (a *App) rate(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -239,9 +254,13 @@ func (a *App) rate(c echo.Context) error {
 		return err
 	}
 	if !isFragment(c) {
-		return c.Redirect(http.StatusSeeOther, backTo(c, m.ConversationID, mid))
+		back, err := a.backFrom(c, m.ConversationID, mid)
+		if err != nil {
+			return err
+		}
+		return c.Redirect(http.StatusSeeOther, back)
 	}
-	v := views.MessageView{ID: m.ID, Status: m.Status, RatingComment: m.RatingComment}
+	v := views.MessageView{ID: m.ID, Status: m.Status, RatingComment: m.RatingComment, PanelPath: c.FormValue(panelPathField)}
 	if m.Rating != nil {
 		v.Rating = *m.Rating
 	}

@@ -149,13 +149,10 @@ func receiptView(r tutor.Receipt, hashes map[string]string, paths map[string]str
 			cur, exists := hashes[models.SectionKey(c.LessonID, c.Anchor)]
 			cv.Changed = !exists || cur != c.Hash
 			if inPanel && conv != nil && conv.LessonID != nil && *conv.LessonID == c.LessonID {
-				cv.URL = "#" + c.Anchor
+				cv.URL = markdown.Fragment(c.Anchor)
 			} else if p, ok := paths[c.LessonID]; ok {
-				cv.URL = urls.Lesson(p, c.LessonID) + "#" + c.Anchor
+				cv.URL = urls.Lesson(p, c.LessonID) + markdown.Fragment(c.Anchor)
 			}
-		}
-		if cv.URL == "" {
-			cv.URL = "#"
 		}
 		if c.Cited {
 			rv.Citations = append(rv.Citations, cv)

@@ -81,6 +81,9 @@ func (a *App) panelThread(ctx context.Context, userID string, page *models.Lesso
 		if p.Messages, err = a.messageViews(ctx, userID, conv, msgs, true); err != nil {
 			return form, err
 		}
+		for i := range p.Messages {
+			p.Messages[i].PanelPath = page.Path.Slug
+		}
 		form.Action, form.Target, form.Swap = urls.ThreadMessages(conv.ID), "#messages", "beforeend"
 		form.Hidden = map[string]string{panelPathField: page.Path.Slug}
 	default:
@@ -171,10 +174,10 @@ func (a *App) renderLessonWithPanel(c echo.Context, pathSlug string, conv *model
 	return a.renderLesson(c, pathSlug, *conv.LessonID, conv, form, status)
 }
 
-// panelPathField is the form field by which a question or a new session
-// says it comes from a lesson's tutor panel: the lesson's path slug (the
-// session names the lesson), so the answer goes back to that page.
-const panelPathField = "path"
+// panelPathField is the form field by which a question, a new session or
+// a rating says it comes from a lesson's tutor panel: the lesson's path
+// slug (the session names the lesson), so the answer goes back to that page.
+const panelPathField = views.PanelPathField
 
 // returnTo is where a plain post in conv goes back to, scrolled to mid:
 // the lesson page with its panel open when it came from the panel of path

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"aula/markdown"
 	"aula/models"
 	"aula/tutor"
 	"aula/urls"
@@ -19,9 +20,9 @@ func passageView(m models.Message, paths map[string]string, inPanel bool) *views
 	if p == nil {
 		return nil
 	}
-	v := &views.PassageView{Text: p.Text, Heading: p.Heading, URL: "#" + p.Anchor}
+	v := &views.PassageView{Text: p.Text, Heading: p.Heading, URL: markdown.Fragment(p.Anchor)}
 	if path, ok := paths[p.LessonID]; ok && !inPanel {
-		v.URL = urls.Lesson(path, p.LessonID) + "#" + p.Anchor
+		v.URL = urls.Lesson(path, p.LessonID) + markdown.Fragment(p.Anchor)
 	}
 	return v
 }

@@ -1,11 +1,9 @@
 package web_test
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"aula/internal/apptest"
 	"aula/models"
@@ -32,16 +30,7 @@ func TestAskAboutPassageFormPost(t *testing.T) {
 	if page.Doc.Find(`#ask-form input[name="passage"]`).Length() != 1 {
 		t.Fatalf("the panel's form has no passage field")
 	}
-	lp := c.Submit(page, "#ask-form", map[string]string{"content": "Why the colon?", "passage": passageSentence})
-	mid := strings.TrimPrefix(lp.URL.Fragment, "m-")
-	if lp.URL.Path != passageLessonURL || mid == "" {
-		t.Fatalf("the question led to %s (%d)", lp.URL, lp.Status)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := s.Tutor.Streams().Wait(ctx, u.ID, mid); err != nil {
-		t.Fatal(err)
-	}
+	lp, mid := askPassage(t, s, c, u, page, "Why the colon?", passageSentence)
 	req := p.Requests()[0]
 	if !strings.Contains(req.System, "> "+passageSentence) || len(req.Sources) == 0 || req.Sources[0].Anchor != "declaring-variables-with-var-and" {
 		t.Fatalf("the tutor got sources %+v and prompt:\n%s", req.Sources, req.System)
