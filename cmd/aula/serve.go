@@ -123,7 +123,7 @@ func newSite(cfg *config, db *database, svc *tutor.Service, log *slog.Logger, m 
 }
 
 // sweepSessions deletes expired sessions, old sign-in failures and
-// sign-ups, and abandoned empty threads every hour.
+// sign-ups and joins, and abandoned empty threads every hour.
 func sweepSessions(ctx context.Context, db *gorm.DB, log *slog.Logger) {
 	sessions, convs := models.NewSessions(db), models.NewConversations(db)
 	tick := time.NewTicker(time.Hour)
@@ -135,6 +135,7 @@ func sweepSessions(ctx context.Context, db *gorm.DB, log *slog.Logger) {
 		{"expired sessions", sessions.DeleteExpired},
 		{"old sign-in failures", models.NewLoginThrottle(db).Sweep},
 		{"old sign-ups", models.NewSignupThrottle(db).Sweep},
+		{"old organization joins", models.NewJoinThrottle(db).Sweep},
 		{"empty conversations", func(ctx context.Context) (int64, error) {
 			return convs.DeleteStaleEmpty(ctx, models.EmptyThreadTTL)
 		}},

@@ -26,7 +26,11 @@ type App struct {
 	Sessions *SessionStore
 	Throttle *models.LoginThrottle
 	// Signups limits how many accounts one address creates.
-	Signups *models.SignupThrottle
+	Signups *models.AddressThrottle
+	// Joins limits how many organization joins one address attempts.
+	Joins *models.AddressThrottle
+	// Orgs are the organizations, their members and join links.
+	Orgs    *models.Organizations
 	Content *models.Content
 	// Chunks are the lessons' sections, for their "Check this section" buttons.
 	Chunks *models.Chunks
@@ -95,6 +99,8 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Sessions:      NewSessionStore(models.NewSessions(db), sessionKey),
 		Throttle:      models.NewLoginThrottle(db),
 		Signups:       models.NewSignupThrottle(db),
+		Joins:         models.NewJoinThrottle(db),
+		Orgs:          models.NewOrganizations(db),
 		Content:       models.NewContent(db),
 		Chunks:        models.NewChunks(db),
 		Progress:      models.NewProgress(db),
