@@ -90,4 +90,7 @@ var _ = add(map[string][2]string{
 	"admin.err.no_creds":         {"%s has no credentials configured: %s. Nothing changed.", "%s no tiene credenciales configuradas: %s. No ha cambiado nada."},
 	"admin.err.provider":         {"There is no provider called “%s”. Nothing changed.", "No existe ningún proveedor llamado «%s». No ha cambiado nada."},
 	"admin.err.route":            {"That route is not valid. Nothing changed.", "Esa ruta no es válida. No ha cambiado nada."},
+	"admin.err.display_name":     {"A display name has at most 60 characters and no line breaks. Nothing changed.", "Un nombre visible tiene como máximo 60 caracteres y ningún salto de línea. No ha cambiado nada."},
+	"admin.display_name":         {"Name students see", "Nombre que ven los estudiantes"},
+	"admin.display_name_hint":    {"Shown on the tutor's badge and under each answer instead of the provider. Empty: the model's name.", "Se muestra en la insignia del tutor y bajo cada respuesta en lugar del proveedor. Vacío: el nombre del modelo."},
 })

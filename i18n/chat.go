@@ -125,7 +125,8 @@ var _ = add(map[string][2]string{
 		"El mensaje %d (una respuesta) se acortó para caber: se dejó fuera %d carácter de su parte central."},
 	"receipt.clipped_answer.other": {"Message %d (an answer) was shortened to fit: %d characters in its middle were left out.",
 		"El mensaje %d (una respuesta) se acortó para caber: se dejaron fuera %d caracteres de su parte central."},
-	"receipt.model": {"Model: %s", "Modelo: %s"},
+	"receipt.model":      {"Model: %s", "Modelo: %s"},
+	"chat.model_offline": {"Offline tutor", "Tutor sin conexión"},
 
 	"usage.label.one":   {"%d of %d question this month", "%d de %d pregunta este mes"},
 	"usage.label.other": {"%d of %d questions this month", "%d de %d preguntas este mes"},

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 )
@@ -26,9 +29,11 @@ var ErrUnknownUseCase = errors.New("unknown use case (tutor_chat, title, condens
 
 // AIRoute is which provider and model serve one use case.
 type AIRoute struct {
-	UseCase     string `gorm:"primaryKey"`
-	Provider    string
-	Model       string
+	UseCase  string `gorm:"primaryKey"`
+	Provider string
+	Model    string
+	// DisplayName is what students see of the route's model ("" shows the model's own name).
+	DisplayName string
 	Temperature float64
 	MaxTokens   int
 	UpdatedBy   *string `gorm:"type:uuid"`
@@ -102,11 +107,22 @@ func (s *AIRoutes) List(ctx context.Context) ([]AIRoute, error) {
 // ErrInvalidRoute is a route with a temperature or token limit out of range.
 var ErrInvalidRoute = errors.New("temperature must be between 0 and 2 and max tokens between 1 and 32768")
 
-// Save creates or replaces a route (max tokens 0 means 1,024); the caller
-// has checked the provider. ErrInvalidRoute when a limit is out of range.
+// MaxDisplayName bounds a route's display name, in characters.
+const MaxDisplayName = 60
+
+// ErrInvalidDisplayName is a display name too long or with control characters.
+var ErrInvalidDisplayName = errors.New("a display name has at most 60 characters and no control characters")
+
+// Save creates or replaces a route (max tokens 0 means 1,024; the display
+// name is trimmed); the caller has checked the provider. ErrInvalidRoute
+// when a limit is out of range, ErrInvalidDisplayName for a bad name.
 func (s *AIRoutes) Save(ctx context.Context, r AIRoute) error {
 	if !validUseCase(r.UseCase) {
 		return ErrUnknownUseCase
+	}
+	r.DisplayName = strings.TrimSpace(r.DisplayName)
+	if utf8.RuneCountInString(r.DisplayName) > MaxDisplayName || strings.IndexFunc(r.DisplayName, unicode.IsControl) >= 0 {
+		return ErrInvalidDisplayName
 	}
 	if r.MaxTokens == 0 {
 		r.MaxTokens = 1024
@@ -117,12 +133,12 @@ func (s *AIRoutes) Save(ctx context.Context, r AIRoute) error {
 	if r.UpdatedBy != nil && !validID(*r.UpdatedBy) {
 		r.UpdatedBy = nil
 	}
-	err := conn(ctx, s.db).Exec(`INSERT INTO ai_routes (use_case, provider, model, temperature, max_tokens, updated_by, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, now())
+	err := conn(ctx, s.db).Exec(`INSERT INTO ai_routes (use_case, provider, model, display_name, temperature, max_tokens, updated_by, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, now())
 		ON CONFLICT (use_case) DO UPDATE SET provider = excluded.provider, model = excluded.model,
-		    temperature = excluded.temperature, max_tokens = excluded.max_tokens,
+		    display_name = excluded.display_name, temperature = excluded.temperature, max_tokens = excluded.max_tokens,
 		    updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
-		r.UseCase, r.Provider, r.Model, r.Temperature, r.MaxTokens, r.UpdatedBy).Error
+		r.UseCase, r.Provider, r.Model, r.DisplayName, r.Temperature, r.MaxTokens, r.UpdatedBy).Error
 	if err != nil {
 		return fmt.Errorf("save route: %w", err)
 	}

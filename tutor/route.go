@@ -1,6 +1,7 @@
 package tutor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,14 @@ type SessionInfo struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
 	Offline  bool   `json:"offline"`
+	// DisplayName is the name an admin gave the route, "" when none.
+	DisplayName string `json:"display_name"`
+}
+
+// Wrote reports whether the route answering now is the one that wrote an
+// answer stored with provider and model (its display name is then that answer's).
+func (i SessionInfo) Wrote(provider, model string) bool {
+	return provider == i.Provider && model == cmp.Or(i.Model, DefaultModel(i.Provider))
 }
 
 // SessionInfo reports the tutor_chat route.
@@ -23,7 +32,7 @@ func (s *Service) SessionInfo(ctx context.Context) (SessionInfo, error) {
 	if err != nil {
 		return SessionInfo{}, err
 	}
-	return SessionInfo{Provider: r.Provider, Model: r.Model, Offline: r.Provider == ProviderOffline}, nil
+	return SessionInfo{Provider: r.Provider, Model: r.Model, Offline: r.Provider == ProviderOffline, DisplayName: r.DisplayName}, nil
 }
 
 // CheckProvider says whether aula can use a provider: a known one it has

@@ -19,7 +19,7 @@ type MessageView struct {
 	Attachment       *AttachmentView
 	Passage          *PassageView // the lesson passage a question was about
 	Receipt          *ReceiptView
-	Provider, Model  string
+	ModelName        string // what the student sees of the model that wrote an answer ("" none)
 	Welcome          bool
 	WelcomeHint      string // the welcome's closing suggestion, left out at the limit
 	// Editable offers Edit on a question: the thread's last (CSS shows it

@@ -246,6 +246,9 @@ func (a *App) adminSaveRoute(c echo.Context) error {
 	r := routes[slices.Index(models.UseCases, use)]
 	uid := handlers.UserFrom(c).ID
 	r.Provider, r.Model, r.UpdatedBy = c.FormValue("provider"), c.FormValue("model"), &uid
+	if use == models.UseTutorChat { // the only route whose model students see
+		r.DisplayName = c.FormValue("display_name")
+	}
 	err = a.Tutor.CheckProvider(r.Provider)
 	if err == nil {
 		err = a.AIRoutes.Save(c.Request().Context(), r)
@@ -258,6 +261,8 @@ func (a *App) adminSaveRoute(c echo.Context) error {
 		msg = t(c, "admin.err.provider", r.Provider)
 	case errors.Is(err, models.ErrInvalidRoute):
 		msg = t(c, "admin.err.route")
+	case errors.Is(err, models.ErrInvalidDisplayName):
+		msg = t(c, "admin.err.display_name")
 	case err != nil:
 		return err
 	}

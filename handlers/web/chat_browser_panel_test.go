@@ -125,7 +125,7 @@ func TestChatBrowserLessonPanel(t *testing.T) {
 	if b.Has("#tutor-panel [data-welcome] .rate") {
 		b.Fatalf("the welcome can be rated")
 	}
-	if badge := b.Text("#tutor-panel #model-badge"); !strings.Contains(badge, "offline") {
+	if badge := b.Text("#tutor-panel #model-badge"); badge != "Offline tutor" {
 		b.Fatalf("badge %q", badge)
 	}
 	used, _ := b.Attr("#tutor-panel #usage", "data-used")

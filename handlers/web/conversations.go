@@ -1,6 +1,8 @@
 package web
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"aula/handlers"
+	"aula/i18n"
 	"aula/models"
 	"aula/tutor"
 	"aula/urls"
@@ -205,17 +208,30 @@ func (a *App) setStyle(c echo.Context) error {
 	return redirect(c, safeNext(c.FormValue("next"), urls.Thread(cid)))
 }
 
-// badge names the provider and model that will answer the next question.
+// badge names the model that will answer the next question (see modelName).
 func (a *App) badge(c echo.Context) string {
-	info, err := a.Tutor.SessionInfo(c.Request().Context())
+	ctx := c.Request().Context()
+	info, err := a.Tutor.SessionInfo(ctx)
 	if err != nil {
 		return ""
 	}
-	model := info.Model
-	if model == "" {
-		model = tutor.DefaultModel(info.Provider)
+	return modelName(ctx, info, info.Provider, cmp.Or(info.Model, tutor.DefaultModel(info.Provider)))
+}
+
+// modelName is what a student sees of the model that writes (or wrote)
+// with provider and model, route being the tutor's route now: the display
+// name an admin gave that route, else the offline tutor by its name in the
+// student's language, else the model's own name; never the provider.
+func modelName(ctx context.Context, route tutor.SessionInfo, provider, model string) string {
+	switch {
+	case model == "":
+		return ""
+	case route.DisplayName != "" && route.Wrote(provider, model):
+		return route.DisplayName
+	case provider == tutor.ProviderOffline:
+		return i18n.T(ctx, "chat.model_offline")
 	}
-	return info.Provider + " · " + model
+	return model
 }
 
 func threadView(t models.Conversation, active *models.Conversation) views.ThreadView {

@@ -27,6 +27,8 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	if err != nil {
 		return nil, err
 	}
+	// One read of the route names every answer's model.
+	route, _ := a.Tutor.SessionInfo(ctx)
 	out := make([]views.MessageView, 0, len(msgs))
 	lastQuestion := -1
 	for i, m := range msgs {
@@ -36,7 +38,7 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	}
 	for i, m := range msgs {
 		v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, Content: m.Content,
-			ErrorCode: m.ErrorCode, RatingComment: m.RatingComment, Provider: m.Provider, Model: m.Model, InPanel: inPanel,
+			ErrorCode: m.ErrorCode, RatingComment: m.RatingComment, ModelName: modelName(ctx, route, m.Provider, m.Model), InPanel: inPanel,
 			Version: max(m.Version, 1), Versions: versions[m.ID]}
 		if m.Rating != nil {
 			v.Rating = *m.Rating
