@@ -54,6 +54,8 @@ var _ = add(map[string][2]string{
 	"forgot.lead":        {"Enter the email of your account. We send a link to choose a new password; it works once, within 30 minutes.", "Escribe el correo de tu cuenta. Te enviamos un enlace para elegir una contraseña nueva; funciona una vez, durante 30 minutos."},
 	"forgot.submit":      {"Send me the link", "Enviarme el enlace"},
 	"forgot.sent":        {"If an account uses that email, a link to reset its password is on its way. Check your inbox and spam folder: the link works once, within 30 minutes.", "Si alguna cuenta usa ese correo, le llegará un enlace para restablecer la contraseña. Mira en la bandeja de entrada y en el spam: el enlace funciona una vez, durante 30 minutos."},
+	"forgot.contact":     {"Write to an administrator at", "Escribe a un administrador a"},
+	"forgot.no_contact":  {"No contact address has been set up yet: ask the person who runs this aula for you (your teacher or your organization).", "Aún no se ha configurado una dirección de contacto: pregunta a quien gestiona este aula para ti (tu profesor o tu organización)."},
 	"forgot.no_smtp":     {"This aula does not send email. Ask an administrator: they can give you a single-use link to choose a new password.", "Este aula no envía correos. Pídeselo a un administrador: puede darte un enlace de un solo uso para elegir una contraseña nueva."},
 	"forgot.throttled":   {"Too many reset requests. Wait an hour and try again.", "Demasiadas solicitudes de restablecimiento. Espera una hora y vuelve a intentarlo."},
 	"reset.title":        {"Choose a new password", "Elige una contraseña nueva"},

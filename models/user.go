@@ -61,6 +61,14 @@ func NewUsers(db *gorm.DB) *Users { return &Users{db: db} }
 // NormalizeEmail trims and lower-cases an address.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
+// validEmail reports whether a normalized address is a plain one
+// (ana@example.com: no display name, a dot in the domain, at most 254 bytes).
+func validEmail(email string) bool {
+	addr, err := mail.ParseAddress(email)
+	return err == nil && addr.Address == email && len(email) <= 254 &&
+		strings.Contains(email[strings.LastIndexByte(email, '@')+1:], ".")
+}
+
 // NewUser is what sign-up and `aula user create` provide.
 type NewUser struct {
 	Email, Name, Password, Plan, Locale string
@@ -73,8 +81,7 @@ func (n *NewUser) Validate() error {
 	if !validName(n.Name) {
 		return ErrInvalidName
 	}
-	if addr, err := mail.ParseAddress(n.Email); err != nil || addr.Address != n.Email ||
-		!strings.Contains(n.Email[strings.LastIndexByte(n.Email, '@')+1:], ".") || len(n.Email) > 254 {
+	if !validEmail(n.Email) {
 		return ErrInvalidEmail
 	}
 	if err := ValidatePassword(n.Password); err != nil {

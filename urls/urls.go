@@ -251,6 +251,9 @@ func AdminUnderstanding(after string) string {
 // AdminUsersSearch is the admin users page, where its search form submits.
 func AdminUsersSearch() string { return "/admin/users" }
 
+// AdminSite is the site's settings page (and its form's action).
+func AdminSite() string { return "/admin/site" }
+
 // OpenAPI is the JSON API's OpenAPI document.
 func OpenAPI() string { return "/api/v1/openapi.json" }
 

@@ -36,7 +36,7 @@ func TestIconOnlyControlsHaveNames(t *testing.T) {
 			lesson + "?tutor=open&history=open", "/chat", "/chat/" + cid, "/checks/" + chk, "/dashboard",
 			"/settings", "/upgrade"},
 		"root@example.com": {"/admin", "/admin/ratings", "/admin/understanding", "/admin/latency", "/admin/suggestions",
-			"/admin/users", "/admin/routes"},
+			"/admin/users", "/admin/routes", "/admin/site"},
 	}
 	for email, paths := range pages {
 		c := s.SignIn(t, email, "a-long-password-1")

@@ -12,9 +12,17 @@ import (
 	"aula/views"
 )
 
-// forgotForm asks for the email, or says to ask an admin when aula sends no email.
+// forgotForm asks for the email, or, when aula sends no email, says to
+// ask an admin at the site's contact address.
 func (a *App) forgotForm(c echo.Context) error {
 	v := views.ForgotView{Mail: a.Post.Enabled(), Sent: c.QueryParam("sent") == "1"}
+	if !v.Mail {
+		site, err := a.Site.Get(c.Request().Context())
+		if err != nil {
+			return err
+		}
+		v.Contact = site.ContactEmail
+	}
 	return a.render(c, http.StatusOK, views.Forgot(v), nil)
 }
 

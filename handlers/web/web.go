@@ -41,10 +41,12 @@ type App struct {
 	Quotas        *models.Quotas
 	Attachments   *models.Attachments
 	AIRoutes      *models.AIRoutes
-	Tutor         *tutor.Service
-	Streams       *stream.Broker
-	Log           *slog.Logger
-	AssetVersion  string
+	// Site is the settings a SUPER_ADMIN edits in Admin → Site.
+	Site         *models.SiteSettings
+	Tutor        *tutor.Service
+	Streams      *stream.Broker
+	Log          *slog.Logger
+	AssetVersion string
 	// SlowAfter is how long a stream waits for a token before the `slow` notice.
 	SlowAfter time.Duration
 	// NoJSWait is how long a plain form post of a question waits for its
@@ -109,6 +111,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Quotas:        models.NewQuotas(db),
 		Attachments:   models.NewAttachments(db),
 		AIRoutes:      models.NewAIRoutes(db),
+		Site:          models.NewSiteSettings(db),
 		Stats:         models.NewStats(db),
 		Audit:         models.NewAudit(db),
 		Upgrades:      models.NewUpgrades(db),
@@ -208,6 +211,8 @@ func (a *App) adminRoutes(site *echo.Group) {
 	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
 	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
 	adm.POST("/routes/:use/test", a.adminTestRoute, a.requireSuperAdmin)
+	adm.GET("/site", a.adminSite, a.requireSuperAdmin)
+	adm.POST("/site", a.adminSaveSite, a.requireSuperAdmin)
 }
 
 // form registers a page that shows a form (GET) and takes it (POST).
