@@ -237,3 +237,18 @@ func (s *Organizations) Leave(ctx context.Context, userID string, now time.Time)
 	}
 	return s.Remove(ctx, userID, m.OrganizationID, userID, now)
 }
+
+// Member returns one member of the organization; a user outside it is ErrNotFound.
+func (s *Organizations) Member(ctx context.Context, orgID, userID string) (*Member, error) {
+	if !validID(orgID) || !validID(userID) {
+		return nil, ErrNotFound
+	}
+	var m Member
+	err := conn(ctx, s.db).Raw(`SELECT m.user_id, u.name, u.email, m.role, m.joined_at
+		FROM organization_members m JOIN users u ON u.id = m.user_id
+		WHERE m.organization_id = ? AND m.user_id = ?`, orgID, userID).Take(&m).Error
+	if err != nil {
+		return nil, fmt.Errorf("member: %w", notFound(err))
+	}
+	return &m, nil
+}

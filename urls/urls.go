@@ -282,3 +282,56 @@ func CheckStream(cid string, position, try int, pathSlug string) string {
 func LessonPanelCheck(pathSlug, lessonID, cid string) string {
 	return LessonPanelQuery(pathSlug, lessonID, cid) + "#check"
 }
+
+// AdminOrgs is the SUPER_ADMIN's list of organizations; a POST creates one.
+func AdminOrgs() string { return "/admin/organizations" }
+
+// AdminOrgsAfter is the list of organizations continued after cursor.
+func AdminOrgsAfter(cursor string) string { return AdminOrgs() + "?after=" + url.QueryEscape(cursor) }
+
+// AdminOrg is one organization's admin page; a POST renames it and sets its seats.
+func AdminOrg(id string) string { return AdminOrgs() + "/" + url.PathEscape(id) }
+
+// AdminOrgAdmins names an organization's admin (POST, field email).
+func AdminOrgAdmins(id string) string { return AdminOrg(id) + "/admins" }
+
+// AdminOrgDelete is an organization's delete confirmation (GET) and delete (POST).
+func AdminOrgDelete(id string) string { return AdminOrg(id) + "/delete" }
+
+// Org is the organization admin's home, its member list continued after
+// cursor when one is given.
+func Org(cursor string) string {
+	if cursor == "" {
+		return "/org"
+	}
+	return "/org?after=" + url.QueryEscape(cursor)
+}
+
+// orgMember is a member's resource on /org.
+func orgMember(userID string) string { return "/org/members/" + url.PathEscape(userID) }
+
+// OrgMemberRemove is a member's removal confirmation (GET) and removal (POST).
+func OrgMemberRemove(userID string) string { return orgMember(userID) + "/remove" }
+
+// OrgMemberRole promotes (role=admin) or demotes (role=member) a member (POST).
+func OrgMemberRole(userID string) string { return orgMember(userID) + "/role" }
+
+// OrgLink makes (or regenerates) the join link (POST, field expires).
+func OrgLink() string { return "/org/link" }
+
+// OrgLinkRevoke revokes the join link (POST).
+func OrgLinkRevoke() string { return OrgLink() + "/revoke" }
+
+// Join is the page a join link opens; a POST there joins.
+func Join(token string) string { return "/join/" + url.PathEscape(token) }
+
+// SignupNext is the sign-up page, returning to next (a local path) after.
+func SignupNext(next string) string {
+	if next == "" {
+		return Signup()
+	}
+	return Signup() + "?next=" + url.QueryEscape(next)
+}
+
+// SettingsLeaveOrg is the confirmation (GET) and the leaving (POST) of one's organization.
+func SettingsLeaveOrg() string { return "/settings/organization/leave" }

@@ -159,7 +159,7 @@ func adminFrame(tab string) templ.Component {
 
 func adminTabs(ctx context.Context) []string {
 	if IsSuperAdmin(ctx) {
-		return []string{"overview", "ratings", "understanding", "latency", "users", "suggestions", "routes", "site"}
+		return []string{"overview", "ratings", "understanding", "latency", "users", "organizations", "suggestions", "routes", "site"}
 	}
 	return []string{"overview", "ratings", "understanding", "latency", "suggestions"}
 }

@@ -152,11 +152,7 @@ func (a *App) adminResetPassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	base := a.BaseURL
-	if base == "" {
-		base = c.Scheme() + "://" + c.Request().Host
-	}
-	if err := a.sealOnce(c, adminResetURL, handlers.UserFrom(c).ID, u.Email, base+urls.PasswordReset(token)); err != nil {
+	if err := a.sealOnce(c, adminResetURL, handlers.UserFrom(c).ID, u.Email, a.baseURL(c)+urls.PasswordReset(token)); err != nil {
 		return err
 	}
 	return redirect(c, urls.AdminUsers(c.FormValue("q"))+"#reset-link")

@@ -30,9 +30,9 @@ var signupErrors = []struct {
 
 func (a *App) signupForm(c echo.Context) error {
 	if handlers.UserFrom(c) != nil {
-		return c.Redirect(http.StatusSeeOther, urls.Learn())
+		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next"), urls.Learn()))
 	}
-	return a.render(c, http.StatusOK, views.Signup(views.AuthForm{}), nil)
+	return a.render(c, http.StatusOK, views.Signup(views.AuthForm{Next: safeNext(c.QueryParam("next"), "")}), nil)
 }
 
 // signup creates a FREE account, signs it in and opens the catalog. The
@@ -40,7 +40,7 @@ func (a *App) signupForm(c echo.Context) error {
 // sign-up; the count comes before the costly password hash.
 func (a *App) signup(c echo.Context) error {
 	ctx := c.Request().Context()
-	form := views.AuthForm{Name: c.FormValue("name"), Email: c.FormValue("email")}
+	form := views.AuthForm{Name: c.FormValue("name"), Email: c.FormValue("email"), Next: safeNext(c.FormValue("next"), "")}
 	n := models.NewUser{Name: form.Name, Email: form.Email, Password: c.FormValue("password"), Plan: models.PlanFree,
 		Locale: langOf(c)}
 	err := n.Validate()
@@ -68,7 +68,7 @@ func (a *App) signup(c echo.Context) error {
 	if err := a.Post.Welcome(u); err != nil {
 		a.Log.Error("welcome email", "err", err)
 	}
-	return redirect(c, urls.Learn())
+	return redirect(c, safeNext(form.Next, urls.Learn()))
 }
 
 // authRefused answers a sign-in or sign-up the server would not process

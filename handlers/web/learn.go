@@ -28,7 +28,11 @@ func (a *App) catalog(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.Catalog(views.CatalogView{Paths: paths, Progress: prog, Resume: resume}), nil)
+	flash, err := a.takeFlash(c)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.Catalog(views.CatalogView{Paths: paths, Progress: prog, Resume: resume, Flash: flash}), nil)
 }
 
 // path shows one path's modules and lessons with the student's progress.

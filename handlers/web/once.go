@@ -22,6 +22,7 @@ type shownOnce struct{ cookie, path string }
 var (
 	newAPIToken   = shownOnce{"aula_new_token", urls.Settings("")}
 	adminResetURL = shownOnce{"aula_reset_link", urls.AdminUsersSearch()}
+	newJoinLink   = shownOnce{"aula_join_link", urls.Org("")}
 )
 
 // newOnceCodec derives the sealing keys from the session key, so it needs

@@ -37,6 +37,12 @@ func (a *App) renderSettings(c echo.Context, status int, p views.SettingsPage) e
 		return err
 	}
 	p.Account.User = u
+	if p.Org, err = a.Orgs.MembershipOf(ctx, u.ID); errors.Is(err, models.ErrNotFound) {
+		p.Org, err = nil, nil
+	}
+	if err != nil {
+		return err
+	}
 	// The page may hold a secret: never cache it.
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return a.render(c, status, views.Settings(p), nil)

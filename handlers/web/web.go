@@ -189,8 +189,23 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/settings/email", a.setOptionalEmail)
 	auth.GET("/settings/export", a.exportData)
 	form(auth, "/settings/delete", a.deleteAccountForm, a.deleteAccount)
+	form(auth, "/settings/organization/leave", a.leaveOrgConfirm, a.leaveOrg)
 
 	a.adminRoutes(site)
+	a.orgRoutes(site)
+}
+
+// orgRoutes registers the organization admin's pages (404 to anyone else,
+// as under /admin) and the join link's page, which visitors open too.
+func (a *App) orgRoutes(site *echo.Group) {
+	site.GET("/join/:token", a.joinPage)
+	site.POST("/join/:token", a.join)
+	org := site.Group("/org", a.requireOrgAdmin)
+	org.GET("", a.orgHome)
+	org.POST("/link", a.orgNewLink)
+	org.POST("/link/revoke", a.orgRevokeLink)
+	org.POST("/members/:uid/role", a.orgMemberRole)
+	form(org, "/members/:uid/remove", a.orgRemoveConfirm, a.orgRemove)
 }
 
 // adminRoutes registers the admin pages. Under /admin everyone else gets
@@ -208,6 +223,10 @@ func (a *App) adminRoutes(site *echo.Group) {
 	adm.POST("/users/:id/plan", a.adminSetPlan, a.requireSuperAdmin)
 	adm.POST("/users/:id/reset", a.adminResetPassword, a.requireSuperAdmin)
 	adm.POST("/upgrades/:id/:decision", a.adminDecideUpgrade, a.requireSuperAdmin)
+	form(adm, "/organizations", a.adminOrgs, a.adminCreateOrg, a.requireSuperAdmin)
+	form(adm, "/organizations/:id", a.adminOrg, a.adminUpdateOrg, a.requireSuperAdmin)
+	adm.POST("/organizations/:id/admins", a.adminNameOrgAdmin, a.requireSuperAdmin)
+	form(adm, "/organizations/:id/delete", a.adminDeleteOrgConfirm, a.adminDeleteOrg, a.requireSuperAdmin)
 	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
 	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
 	adm.POST("/routes/:use/test", a.adminTestRoute, a.requireSuperAdmin)
@@ -216,7 +235,7 @@ func (a *App) adminRoutes(site *echo.Group) {
 }
 
 // form registers a page that shows a form (GET) and takes it (POST).
-func form(g *echo.Group, path string, show, submit echo.HandlerFunc) {
-	g.GET(path, show)
-	g.POST(path, submit)
+func form(g *echo.Group, path string, show, submit echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	g.GET(path, show, mw...)
+	g.POST(path, submit, mw...)
 }
