@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -81,18 +82,96 @@ func TestStreamsPerUserCap(t *testing.T) {
 // siteStreams signs a Spanish-speaking student in and opens the stream of
 // one answer that stays streaming.
 func siteStreams(t *testing.T, s *apptest.Server, client *http.Client) opener {
-	u := s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	_, open := siteStudent(t, s, client)
+	return open
+}
+
+// siteStudent signs a Spanish-speaking student in on client; open opens
+// the stream of one answer of theirs that stays streaming.
+func siteStudent(t *testing.T, s *apptest.Server, client *http.Client) (u *models.User, open opener) {
+	u = s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
 	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
 	res, err := s.Tutor.Ask(context.Background(), tutor.AskInput{UserID: u.ID, ConversationID: apptest.NewThread(t, c), Content: "¿Qué es una VLAN?"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	client.Jar = c.HTTP.Jar
+	return u, siteGet(s, client, "/messages/"+res.AssistantMessage.ID+"/stream")
+}
+
+// siteGet opens path on the site, in Spanish.
+func siteGet(s *apptest.Server, client *http.Client, path string) opener {
 	return func(ctx context.Context) (*http.Response, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/messages/"+res.AssistantMessage.ID+"/stream", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
 		req.Header.Set("Accept-Language", "es")
 		return client.Do(req)
 	}
+}
+
+// A check's feedback stream is an event stream like an answer's: one
+// account's check and answer streams share the cap and the open-streams
+// metric. With the cap filled by answers, a check's stream is refused
+// (429, in Spanish); once an answer is left, the check's stream is
+// admitted, counted in aula_sse_streams, and fills the cap in turn: the
+// next answer stream is refused.
+func TestCheckStreamsShareTheCap(t *testing.T) {
+	const limit = stream.DefaultStreamsPerUser
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: func(ctx context.Context, _ int, _ tutor.Request, emit func(string) error) error {
+		<-ctx.Done() // every answer stays streaming
+		return ctx.Err()
+	}}))
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr}
+	u, answers := siteStudent(t, s, client)
+	st, err := s.Tutor.StartCheck(context.Background(), u, tutor.CheckScope{LessonID: "go-variables-types"})
+	if err != nil || st.Current() == nil {
+		t.Fatalf("start check: %v", err)
+	}
+	// The stream of the first question's grading, which waits for an answer.
+	checks := siteGet(s, client, "/checks/"+st.Check.ConversationID+"/stream?question=1&try=0")
+
+	opened := openAtOnce(t, answers, limit)
+	for _, o := range opened {
+		if o.status != http.StatusOK {
+			t.Fatalf("an answer stream within the cap answered %d: %s", o.status, o.body)
+		}
+	}
+	if o := openAtOnce(t, checks, 1)[0]; o.status != http.StatusTooManyRequests || !strings.Contains(o.body, "respuestas abiertas") {
+		t.Fatalf("a check stream past the cap answered %d: %s", o.status, o.body)
+	}
+	opened[0].close()
+	if !reopens(t, checks) {
+		t.Fatal("no check stream is accepted after an answer stream was closed")
+	}
+	if got := openStreamsMetric(t, s); got != limit {
+		t.Fatalf("aula_sse_streams = %d with %d answer streams and a check stream open", got, limit-1)
+	}
+	if o := openAtOnce(t, answers, 1)[0]; o.status != http.StatusTooManyRequests {
+		t.Fatalf("an answer stream past the cap (a check's stream among them) answered %d: %s", o.status, o.body)
+	}
+}
+
+// openStreamsMetric is aula_sse_streams as /metrics shows it.
+func openStreamsMetric(t *testing.T, s *apptest.Server) int {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "aula_sse_streams "); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("metric %q: %v", line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no aula_sse_streams in /metrics:\n%s", b)
+	return 0
 }
 
 // apiStreams asks through the API's stream with a student's token.

@@ -3,8 +3,12 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +37,7 @@ const (
 // same subscriptions as answers, and how each grading ended.
 type checkJobs struct {
 	hub  *stream.Hub
+	log  *slog.Logger
 	mu   sync.Mutex
 	ends map[string]checkEnd
 }
@@ -44,8 +49,8 @@ type checkEnd struct {
 	done   bool
 }
 
-func newCheckJobs() *checkJobs {
-	return &checkJobs{hub: stream.NewHub(), ends: map[string]checkEnd{}}
+func newCheckJobs(log *slog.Logger) *checkJobs {
+	return &checkJobs{hub: stream.NewHub(), log: log, ends: map[string]checkEnd{}}
 }
 
 // checkJobKey names the grading of try number try of a check's question.
@@ -53,9 +58,11 @@ func checkJobKey(cid string, position, try int) string {
 	return fmt.Sprintf("%s/%d/%d", cid, position, try)
 }
 
-// start grades in the background, detached from the request, with run;
-// a second start of the same try (a double submit) joins the first.
-func (j *checkJobs) start(ctx context.Context, key, userID, answer string, run func(context.Context, tutor.CheckFeed) error) {
+// start grades try number try of question position of check cid in the
+// background, detached from the request, with run; a second start of the
+// same try (a double submit) joins the first.
+func (j *checkJobs) start(ctx context.Context, cid string, position, try int, userID, answer string, run func(context.Context, tutor.CheckFeed) error) {
+	key := checkJobKey(cid, position, try)
 	st, ok := j.hub.Open(key, userID, nil)
 	if !ok {
 		return
@@ -66,11 +73,7 @@ func (j *checkJobs) start(ctx context.Context, key, userID, answer string, run f
 	go func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkJobTimeout)
 		defer cancel()
-		err := errGradingPanicked
-		func() {
-			defer func() { _ = recover() }() // a panic ends this grading, not the server
-			err = run(ctx, st.Append)
-		}()
+		err := j.grade(ctx, cid, st.Append, run)
 		j.mu.Lock()
 		j.ends[key] = checkEnd{answer: answer, err: err, done: true}
 		j.mu.Unlock()
@@ -85,7 +88,32 @@ func (j *checkJobs) start(ctx context.Context, key, userID, answer string, run f
 }
 
 // errGradingPanicked is a grading that ended in a panic.
-var errGradingPanicked = fmt.Errorf("grading the answer failed")
+var errGradingPanicked = errors.New("grading the answer failed")
+
+// grade runs one grading of check cid. A panic ends the grading, not the
+// server. A failure (not a refusal, which the student reads as such) is
+// logged here, since no stream may ever come to read it; by the check's
+// id only, never the student's answer (nor a panic's value, which may
+// quote it, unless it is the runtime's own).
+func (j *checkJobs) grade(ctx context.Context, cid string, feed tutor.CheckFeed, run func(context.Context, tutor.CheckFeed) error) (err error) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		what := fmt.Sprintf("%T", p)
+		if re, ok := p.(runtime.Error); ok {
+			what = re.Error()
+		}
+		j.log.Error("check: grading panicked", "check", cid, "panic", what, "stack", string(debug.Stack()))
+		err = errGradingPanicked
+	}()
+	err = run(ctx, feed)
+	if _, _, refused := handlers.Refused(err); err != nil && !refused {
+		j.log.Error("check: grading failed", "check", cid, "err", err)
+	}
+	return err
+}
 
 // end is how the grading of key ended; ok is false when this process
 // knows of no finished grading of it.
@@ -102,7 +130,7 @@ func (j *checkJobs) end(key string) (checkEnd, bool) {
 func (a *App) answerCheckLive(c echo.Context, st *tutor.CheckState, cur *models.CheckItem, answer, pathSlug string) error {
 	u, cid := handlers.UserFrom(c), st.Check.ConversationID
 	position, try := cur.Position, cur.Attempts
-	a.checkJobs.start(c.Request().Context(), checkJobKey(cid, position, try), u.ID, answer,
+	a.checkJobs.start(c.Request().Context(), cid, position, try, u.ID, answer,
 		func(ctx context.Context, feed tutor.CheckFeed) error {
 			_, err := a.Tutor.AnswerCheckFed(ctx, u, cid, position, answer, feed)
 			return err
@@ -120,6 +148,8 @@ func (a *App) answerCheckLive(c echo.Context, st *tutor.CheckState, cur *models.
 // after it, so a reconnect resumes), then `done` carries the check's box
 // at its next step. A grading this process does not know (another
 // process runs it, or it ended long ago) is waited for in the database.
+// Like an answer's stream, it holds one of the user's open streams
+// (LimitStreams) and counts in the open-streams metric.
 func (a *App) checkStream(c echo.Context) error {
 	ctx := c.Request().Context()
 	u, cid := handlers.UserFrom(c), c.Param("id")
@@ -135,6 +165,8 @@ func (a *App) checkStream(c echo.Context) error {
 	if _, err := a.Conversations.Get(ctx, u.ID, cid); err != nil {
 		return err
 	}
+	a.Metrics.StreamOpened()
+	defer a.Metrics.StreamClosed()
 	key := checkJobKey(cid, position, try)
 	var sub *stream.Subscription
 	if st := a.checkJobs.hub.Get(key); st != nil && st.UserID() == u.ID {
@@ -207,10 +239,8 @@ func (a *App) writeCheckDone(c echo.Context, w *echo.Response, key string) error
 	var form views.AskForm
 	if end, ok := a.checkJobs.end(key); ok && end.err != nil {
 		form.Content, form.Error = end.answer, t(c, "check.err.ungraded")
-		if r, _, ok := handlers.Refused(end.err); ok {
+		if r, _, ok := handlers.Refused(end.err); ok { // a failure was logged when it happened (grade)
 			form.Error = refusalMessage(c, r)
-		} else {
-			a.Log.Error("check: grading failed", "check", st.Check.ConversationID, "err", end.err)
 		}
 	}
 	v, err := a.checkView(ctx, st, c.QueryParam(panelPathField), form)

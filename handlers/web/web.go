@@ -65,7 +65,7 @@ type App struct {
 	Upgrades    *models.Upgrades
 	Suggestions *models.Suggestions
 
-	// Metrics counts the open answer streams.
+	// Metrics counts the open event streams (answers and checks).
 	Metrics *handlers.Metrics
 
 	// Tokens are the personal API tokens of the JSON API and MCP.
@@ -129,7 +129,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Resets:        resets,
 		ResetThrottle: models.NewResetThrottle(db),
 		onceCodec:     newOnceCodec(sessionKey),
-		checkJobs:     newCheckJobs(),
+		checkJobs:     newCheckJobs(log),
 	}
 }
 
@@ -173,7 +173,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/lessons/:id/check", a.startCheck)
 	auth.GET("/checks/:id", a.showCheck)
 	auth.POST("/checks/:id/answer", a.answerCheck)
-	auth.GET("/checks/:id/stream", a.checkStream)
+	auth.GET("/checks/:id/stream", a.checkStream, handlers.LimitStreams(a.Streams))
 	auth.POST("/review", a.review)
 	auth.GET("/dashboard", a.dashboard)
 	auth.GET("/dashboard/history", a.dashboardHistory)
