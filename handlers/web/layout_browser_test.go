@@ -57,8 +57,15 @@ func longAnswer(ctx context.Context, n int, req tutor.Request, emit func(string)
 // seedThread makes a tutor thread of u with n answered questions and returns its id.
 func seedThread(t *testing.T, s *apptest.Server, u *models.User, n int) string {
 	t.Helper()
+	return seedConversation(t, s, u, models.ModeTutor, "", n)
+}
+
+// seedConversation makes a conversation of u in mode (on lesson, for a
+// lesson session) with n answered questions and returns its id.
+func seedConversation(t *testing.T, s *apptest.Server, u *models.User, mode, lesson string, n int) string {
+	t.Helper()
 	ctx := context.Background()
-	conv, err := s.App.Conversations.Create(ctx, u.ID, models.ModeTutor, "", 0, "")
+	conv, err := s.App.Conversations.Create(ctx, u.ID, mode, lesson, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}

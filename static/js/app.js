@@ -2,7 +2,8 @@
 // shortcuts, resets the question form after a send, keeps a thread's list
 // of messages on its newest message while the student reads there (and
 // offers "↓ latest" when they scrolled up), moves focus to the tutor's
-// input when the panel opens, scrolls the lesson to a cited section, and
+// input when the panel opens, scrolls the lesson to a cited section and an
+// opened 👎 form into view, and
 // configures HTMX (the CSRF header, and swapping validation responses in
 // place).
 (function () {
@@ -190,6 +191,23 @@
     void section.offsetWidth; // restart the animation when cited twice
     section.classList.add("cited");
     setTimeout(function () { section.classList.remove("cited"); }, 2600);
+  });
+
+  // 👎 opens its reason form below the answer, often below the fold of the
+  // list: once it is open, bring the whole form into view and put the
+  // focus on its first choice. Only a student's click does (a form drawn
+  // open by the server leaves the scroll where it is).
+  document.addEventListener("click", function (e) {
+    var summary = e.target.closest && e.target.closest(".rate-down > summary");
+    if (!summary) return;
+    var details = summary.parentElement;
+    setTimeout(function () {
+      var form = details.open && details.querySelector(".rate-form");
+      if (!form) return;
+      form.scrollIntoView({ block: "nearest", behavior: reduced.matches ? "instant" : "smooth" });
+      var choice = form.querySelector("input[type=radio]:checked") || form.querySelector("input[type=radio]");
+      if (choice) choice.focus({ preventScroll: true });
+    }, 0);
   });
 
   // A code block whose long lines scroll sideways takes focus, so a
