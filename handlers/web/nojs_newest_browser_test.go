@@ -94,6 +94,19 @@ func waitRefreshed(b *browser.Browser, what string) {
 	}
 }
 
+// shotSchemes saves the window in dark and in light (AULA_SHOTS), and
+// leaves the page light.
+func shotSchemes(b *browser.Browser, name string) {
+	b.T.Helper()
+	if shotsDir() == "" {
+		return
+	}
+	for _, sch := range []string{"dark", "light"} {
+		b.ColorScheme(sch)
+		b.Shot(shotsDir(), name+"-"+sch)
+	}
+}
+
 // markDocument marks the document shown, so waitRefreshed sees it go.
 func markDocument(b *browser.Browser) {
 	b.T.Helper()
@@ -128,7 +141,7 @@ func TestLayoutNoJSThreadOpensAtNewest(t *testing.T) {
 				markDocument(b)
 				waitRefreshed(b, where)
 				expectNewest(t, b, where+"."+sc.name+".refresh")
-				b.Shot(shotsDir(), "nojs-newest-"+where+"-"+sc.name+"-"+scheme(b))
+				shotSchemes(b, "nojs-newest-"+where+"-"+sc.name)
 			}
 			close(release)
 			if _, err := s.Tutor.Streams().Wait(context.Background(), u.ID, res.AssistantMessage.ID); err != nil {

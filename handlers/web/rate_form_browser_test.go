@@ -70,7 +70,7 @@ func TestLayoutRateFormOpensInView(t *testing.T) {
 					if js && !v.Focused {
 						b.Errorf("%s: the focus is not in the reason form", label)
 					}
-					b.Shot(shotsDir(), fmt.Sprintf("rate-form-%s-%s-js-%v", where, sc.name, js))
+					shotSchemes(b, fmt.Sprintf("rate-form-%s-%s-js-%v", where, sc.name, js))
 				}
 			}
 		})
