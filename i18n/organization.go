@@ -4,6 +4,7 @@ package i18n
 // (/org), the join link's page and the member's section of /settings.
 var _ = add(map[string][2]string{
 	"admin.organizations": {"Organizations", "Organizaciones"},
+	"nav.org":             {"Organization", "Organización"},
 
 	"org.create":        {"Create an organization", "Crear una organización"},
 	"org.create_submit": {"Create", "Crear"},
