@@ -53,6 +53,7 @@ const (
 	CodeInvalidText    = "INVALID_TEXT"
 	CodeCheckFinished  = "CHECK_FINISHED"
 	CodeUngraded       = "NOT_GRADED"
+	CodeNothingToAsk   = "NOTHING_TO_ASK"
 	CodeUnknownSection = "UNKNOWN_SECTION"
 	CodeInvalidPassage = "INVALID_PASSAGE"
 	CodePassageTooLong = "PASSAGE_TOO_LONG"

@@ -30,6 +30,7 @@ var Refusals = map[tutor.Reason]RefusalAnswer{
 	tutor.RefusedAnswerTooLong: {http.StatusUnprocessableEntity, "check.err.too_long", CodeTooLong},
 	tutor.RefusedCheckFinished: {http.StatusConflict, "check.err.finished", CodeCheckFinished},
 	tutor.RefusedUngraded:      {http.StatusServiceUnavailable, "check.err.ungraded", CodeUngraded},
+	tutor.RefusedNothingToAsk:  {http.StatusUnprocessableEntity, "check.err.no_question", CodeNothingToAsk},
 
 	tutor.RefusedPassage:        {http.StatusUnprocessableEntity, "ask.err.passage", CodeInvalidPassage},
 	tutor.RefusedPassageTooLong: {http.StatusUnprocessableEntity, "ask.err.passage_long", CodePassageTooLong},

@@ -29,5 +29,6 @@ var _ = add(map[string][2]string{
 	"check.next":             {"Preparing the next question…", "Preparando la siguiente pregunta…"},
 	"check.fallback":         {"The tutor's AI model could not write this question, so it was taken from the lesson's own text instead.", "El modelo de IA del tutor no pudo escribir esta pregunta, así que se ha tomado del propio texto de la lección."},
 	"check.err.stream":       {"That check stream needs a question number and a try.", "Ese flujo de la comprobación necesita un número de pregunta y un intento."},
+	"check.err.no_question":  {"There is nothing here the tutor can ask about without its AI model: the text is mostly code, or very short. Nothing was counted; read it, or check another section.", "Aquí no hay nada sobre lo que el tutor pueda preguntar sin su modelo de IA: el texto es casi todo código, o muy breve. No se ha contado nada; léelo, o comprueba otra sección."},
 	"check.err.ungraded":     {"The tutor couldn't grade that answer. Nothing was recorded; send it again in a moment.", "El tutor no pudo calificar esa respuesta. No se ha registrado nada; vuelve a enviarla en un momento."},
 })

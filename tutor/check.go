@@ -25,6 +25,9 @@ var (
 	// ErrUngraded is an answer the quiz model gave no usable verdict for:
 	// nothing is recorded and the student may send it again.
 	ErrUngraded = errors.New("the answer could not be graded")
+	// ErrNothingToAsk is a check over sections that give no question
+	// without a quiz model (all code, or too short): it is not started.
+	ErrNothingToAsk = errors.New("these sections give no question to ask without a quiz model")
 )
 
 // CheckScope is what a check asks about: a lesson (every section, or the
@@ -91,15 +94,21 @@ type checkRun struct {
 	state    *CheckState
 	sections []Source // the scope, in order, with text and hash
 	userID   string
+	// lessonKeys are the terms each lesson of the scope marks as code or
+	// bold in any of its sections (see blankCandidates).
+	lessonKeys map[string]map[string]bool
 }
 
 // StartCheck opens a check over scope and asks its first question. It
 // counts ONE question against the user's plan, however many items it
 // asks. Errors: models.ErrNotFound (no such lesson or section) or a
-// *Refusal (quota, busy).
+// *Refusal (quota, busy, nothing to ask).
 func (s *Service) StartCheck(ctx context.Context, user *models.User, scope CheckScope) (*CheckState, error) {
 	run, err := s.resolveScope(ctx, scope)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.canAsk(ctx, run); err != nil {
 		return nil, err
 	}
 	style := scope.Style
@@ -128,6 +137,19 @@ func (s *Service) StartCheck(ctx context.Context, user *models.User, scope Check
 		return nil, err
 	}
 	return run.state, nil
+}
+
+// canAsk refuses, before anything is charged or written, a check that
+// would end at once with no question: no quiz model to write one, and
+// nothing in its sections' text to ask offline.
+func (s *Service) canAsk(ctx context.Context, run *checkRun) error {
+	if len(run.blankCandidates()) > 0 {
+		return nil
+	}
+	if prov, _, _ := s.quizProvider(ctx); prov != nil {
+		return nil
+	}
+	return refused(RefusedNothingToAsk, ErrNothingToAsk)
 }
 
 // Check returns the user's check; someone else's is models.ErrNotFound.
@@ -316,7 +338,7 @@ func (s *Service) resolveScope(ctx context.Context, sc CheckScope) (*checkRun, e
 		refs = []models.SectionRef{{LessonID: sc.LessonID, Anchor: sc.Anchor}}
 	}
 	whole := len(sc.Sections) == 0 && sc.Anchor == ""
-	run := &checkRun{state: &CheckState{Headings: map[string]string{}}}
+	run := &checkRun{state: &CheckState{Headings: map[string]string{}}, lessonKeys: map[string]map[string]bool{}}
 	lessons := map[string][]Source{}
 	taken := map[string]bool{}
 	for _, ref := range refs {
@@ -334,7 +356,7 @@ func (s *Service) resolveScope(ctx context.Context, sc CheckScope) (*checkRun, e
 				return nil, err
 			}
 			secs = mergeSections(chunks)
-			lessons[ref.LessonID] = secs
+			lessons[ref.LessonID], run.lessonKeys[ref.LessonID] = secs, markedTerms(secs)
 		}
 		found := false
 		for _, sec := range secs {

@@ -3,6 +3,7 @@ package tutor
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -33,19 +34,37 @@ type blankCandidate struct {
 }
 
 // blankCandidates lists, in reading order, every whole sentence of the
-// sections with one key term to blank out (one per sentence).
-func blankCandidates(sections []Source) []blankCandidate {
+// run's sections with one key term to blank out (one per sentence): a
+// sentence of six words or more and a term of its own section. A section
+// with no such sentence (a two-sentence intro, a section that is mostly
+// code) offers instead its whole sentences of four words or more with a
+// term its lesson teaches (marks as code or bold, anywhere), so that
+// checking it alone still asks a fair question.
+func (r *checkRun) blankCandidates() []blankCandidate {
 	var out []blankCandidate
-	for _, src := range sections {
+	for _, src := range r.sections {
 		keys := keyWords(src)
-		for _, l := range splitSentences(src.Text) {
-			// A sentence that introduces a list or code ("…, then the result type:") is half a thought.
-			if len(strings.Fields(l.text)) < 6 || !wholeSentence(l.text) {
-				continue
-			}
-			if c, ok := blankOf(src, l.text, keys); ok {
-				out = append(out, c)
-			}
+		found := sectionBlanks(src, keys, 6)
+		if len(found) == 0 {
+			maps.Copy(keys, r.lessonKeys[src.LessonID])
+			found = sectionBlanks(src, keys, 4)
+		}
+		out = append(out, found...)
+	}
+	return out
+}
+
+// sectionBlanks are the section's whole sentences of at least minWords
+// words with one of keys (or a term marked up where it stands) to blank.
+func sectionBlanks(src Source, keys map[string]bool, minWords int) []blankCandidate {
+	var out []blankCandidate
+	for _, l := range splitSentences(src.Text) {
+		// A sentence that introduces a list or code ("…, then the result type:") is half a thought.
+		if len(strings.Fields(l.text)) < minWords || !wholeSentence(l.text) {
+			continue
+		}
+		if c, ok := blankOf(src, l.text, keys); ok {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -81,12 +100,23 @@ func wholeSentence(s string) bool {
 // its lesson's title, and every term it marks as code or bold. A plain
 // word is blanked only when it is one of them.
 func keyWords(src Source) map[string]bool {
-	text := src.Heading + " " + src.Title
-	for _, m := range keyTermRE.FindAllStringSubmatch(src.Text, -1) {
-		text += " " + m[1] + " " + m[2]
+	out := markedTerms([]Source{src})
+	for _, w := range offlineTerms(src.Heading + " " + src.Title) {
+		out[w] = true
+	}
+	return out
+}
+
+// markedTerms are the words of every term the sections mark as code or bold.
+func markedTerms(sections []Source) map[string]bool {
+	var text strings.Builder
+	for _, src := range sections {
+		for _, m := range keyTermRE.FindAllStringSubmatch(src.Text, -1) {
+			text.WriteString(" " + m[1] + " " + m[2])
+		}
 	}
 	out := map[string]bool{}
-	for _, w := range offlineTerms(text) {
+	for _, w := range offlineTerms(text.String()) {
 		out[w] = true
 	}
 	return out
@@ -163,7 +193,7 @@ func bareTerm(s string, m []int) string {
 // and every other question offers a choice when the sections have other
 // terms to offer beside the right one.
 func offlineQuestion(run *checkRun, pos int) (checkQuestion, bool) {
-	cands := blankCandidates(run.sections)
+	cands := run.blankCandidates()
 	asked := map[string]bool{}
 	for _, it := range run.state.Check.Items {
 		asked[normalizeAnswer(it.Expected)+"\x00"+it.Anchor] = true

@@ -25,6 +25,7 @@ const (
 	RefusedAnswerTooLong Reason = "answer_too_long" // a check answer over Max characters
 	RefusedCheckFinished Reason = "check_finished"  // an answer to a check that has ended
 	RefusedUngraded      Reason = "ungraded"        // the quiz model gave no usable verdict
+	RefusedNothingToAsk  Reason = "nothing_to_ask"  // a check whose sections give no question
 
 	// RefusedPassage: the selected passage is not text of the thread's lesson.
 	RefusedPassage Reason = "passage"

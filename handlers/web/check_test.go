@@ -203,6 +203,38 @@ func TestCheckAtQuotaIsRefused(t *testing.T) {
 	}
 }
 
+// A section with nothing to ask offline (here made all code) is refused
+// before anything is written: a 422 that says so in the student's
+// language on the site, NOTHING_TO_ASK in the API; no check is created
+// and no question counted.
+func TestCheckNothingToAskIsRefused(t *testing.T) {
+	s := apptest.New(t)
+	if err := s.DB.Exec("UPDATE lesson_chunks SET text = ? WHERE lesson_id = 'go-functions-errors' AND anchor = 'errors-are-values'",
+		"```go\nreturn nil, err\n```").Error; err != nil {
+		t.Fatal(err)
+	}
+	u := s.User(t, "eva@example.com", "a-long-password-1", models.PlanPro)
+	s.DB.Exec(`UPDATE users SET locale = 'es' WHERE id = ?`, u.ID)
+	c := s.SignIn(t, "eva@example.com", "a-long-password-1")
+	c.Lang = "es"
+	lesson := c.Get(checkLesson)
+	p := c.Post("/lessons/go-functions-errors/check", url.Values{"_csrf": {lesson.CSRF()}, "path": {"go-basics"}, "anchor": {"errors-are-values"}})
+	if p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, "no hay nada sobre lo que el tutor pueda preguntar") {
+		t.Fatalf("status %d:\n%s", p.Status, p.Body)
+	}
+	resp, body := apptest.APICall(t, s, apptest.APIToken(t, s, u.ID), http.MethodPost, "/checks",
+		map[string]any{"lessonId": "go-functions-errors", "anchor": "errors-are-values"})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), `"NOTHING_TO_ASK"`) {
+		t.Fatalf("API: %d %s", resp.StatusCode, body)
+	}
+	if n := apptest.Count(t, s, `SELECT count(*) FROM checks WHERE user_id = ?`, u.ID); n != 0 {
+		t.Fatalf("%d checks created with nothing to ask", n)
+	}
+	if n := apptest.Count(t, s, `SELECT coalesce(sum(questions), 0) FROM plan_usage WHERE user_id = ?`, u.ID); n != 0 {
+		t.Fatalf("%d questions counted for refused checks", n)
+	}
+}
+
 // A verdict the quiz model garbles is a 503 that says to send the answer
 // again, the answer kept in the form; nothing is graded.
 func TestCheckUngradedAnswer(t *testing.T) {
