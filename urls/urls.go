@@ -335,3 +335,25 @@ func SignupNext(next string) string {
 
 // SettingsLeaveOrg is the confirmation (GET) and the leaving (POST) of one's organization.
 func SettingsLeaveOrg() string { return "/settings/organization/leave" }
+
+// OrgGroups creates a group (POST, field name).
+func OrgGroups() string { return "/org/groups" }
+
+// OrgGroup renames a group (POST, field name).
+func OrgGroup(id int64) string { return OrgGroups() + "/" + strconv.FormatInt(id, 10) }
+
+// OrgGroupDelete is a group's delete confirmation (GET) and delete (POST).
+func OrgGroupDelete(id int64) string { return OrgGroup(id) + "/delete" }
+
+// OrgGroupMembers adds the chosen members to a group or removes them
+// (POST, fields member (repeated), group, action add or remove).
+func OrgGroupMembers() string { return OrgGroups() + "/members" }
+
+// OrgAssignments assigns a path or lessons (POST, fields group, path,
+// lesson (repeated), due, check).
+func OrgAssignments() string { return "/org/assignments" }
+
+// OrgAssignmentDelete deletes an assignment (POST).
+func OrgAssignmentDelete(id int64) string {
+	return OrgAssignments() + "/" + strconv.FormatInt(id, 10) + "/delete"
+}

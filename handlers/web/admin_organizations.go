@@ -14,13 +14,16 @@ import (
 	"aula/views"
 )
 
-// orgErrors are the organization errors a person can cause: the message
-// key and the status each answers with.
-var orgErrors = []struct {
+// orgError is an organization error a person can cause: the message key
+// and the status it answers with.
+type orgError struct {
 	err    error
 	key    string
 	status int
-}{
+}
+
+// orgErrors are the organization errors a person can cause.
+var orgErrors = []orgError{
 	{models.ErrOrgName, "org.err.name", http.StatusUnprocessableEntity},
 	{models.ErrOrgSlug, "org.err.slug", http.StatusUnprocessableEntity},
 	{models.ErrOrgSlugTaken, "org.err.slug_taken", http.StatusConflict},
@@ -41,7 +44,7 @@ var orgErrors = []struct {
 // orgRefusal is the message key and status of an organization error a
 // person caused; ok is false for any other error.
 func orgRefusal(err error) (key string, status int, ok bool) {
-	for _, e := range orgErrors {
+	for _, e := range append(orgErrors, groupOrgErrors...) {
 		if errors.Is(err, e.err) {
 			return e.key, e.status, true
 		}

@@ -36,8 +36,13 @@ func (a *App) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	assigned, err := a.Orgs.AssignedTo(ctx, u.ID)
+	if err != nil {
+		return err
+	}
 	return a.render(c, http.StatusOK, views.DashboardPage(views.DashboardView{
-		Stats: stats, Usage: usage, History: items, MoreURL: historyURL(next), Resume: resume}), nil)
+		Stats: stats, Usage: usage, History: items, MoreURL: historyURL(next), Resume: resume,
+		Assigned: assigned, Now: now}), nil)
 }
 
 // dashboardHistory is the next page of the history after the cursor: rows

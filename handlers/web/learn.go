@@ -28,11 +28,16 @@ func (a *App) catalog(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	assigned, err := a.Orgs.AssignedTo(ctx, uid)
+	if err != nil {
+		return err
+	}
 	flash, err := a.takeFlash(c)
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.Catalog(views.CatalogView{Paths: paths, Progress: prog, Resume: resume, Flash: flash}), nil)
+	return a.render(c, http.StatusOK, views.Catalog(views.CatalogView{Paths: paths, Progress: prog, Resume: resume,
+		Assigned: assigned, Now: a.Tutor.Now(), Flash: flash}), nil)
 }
 
 // path shows one path's modules and lessons with the student's progress.

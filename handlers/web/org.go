@@ -73,6 +73,9 @@ func (a *App) renderOrgHome(c echo.Context, status int, v views.OrgHomeView) err
 	if v.Link, err = a.Orgs.CurrentLink(ctx, orgID); err != nil {
 		return err
 	}
+	if err := a.loadOrgGroups(c, &v); err != nil {
+		return err
+	}
 	v.Now = a.Tutor.Now()
 	if v.Expires == "" {
 		v.Expires = v.Now.Add(defaultLinkLife).UTC().Format(time.DateOnly)
@@ -165,4 +168,26 @@ func (a *App) orgRemove(c echo.Context) error {
 		return a.orgRefused(c, err, views.OrgHomeView{})
 	}
 	return a.flashTo(c, urls.Org(""), t(c, "org.removed_flash", m.Name))
+}
+
+// loadOrgGroups fills in the groups, the listed members' groups, the
+// assignments and the catalog to assign from.
+func (a *App) loadOrgGroups(c echo.Context, v *views.OrgHomeView) error {
+	ctx, orgID := c.Request().Context(), orgOf(c)
+	ids := make([]string, len(v.Members))
+	for i, m := range v.Members {
+		ids[i] = m.UserID
+	}
+	var err error
+	if v.Groups, err = a.Orgs.Groups(ctx, orgID); err != nil {
+		return err
+	}
+	if v.MemberGroups, err = a.Orgs.MemberGroups(ctx, orgID, ids); err != nil {
+		return err
+	}
+	if v.Assignments, err = a.Orgs.Assignments(ctx, orgID); err != nil {
+		return err
+	}
+	v.Paths, err = a.Content.Catalog(ctx)
+	return err
 }

@@ -206,6 +206,12 @@ func (a *App) orgRoutes(site *echo.Group) {
 	org.POST("/link/revoke", a.orgRevokeLink)
 	org.POST("/members/:uid/role", a.orgMemberRole)
 	form(org, "/members/:uid/remove", a.orgRemoveConfirm, a.orgRemove)
+	org.POST("/groups", a.orgGroupCreate)
+	org.POST("/groups/members", a.orgGroupMembers)
+	org.POST("/groups/:gid", a.orgGroupRename)
+	form(org, "/groups/:gid/delete", a.orgGroupDeleteConfirm, a.orgGroupDelete)
+	org.POST("/assignments", a.orgAssign)
+	org.POST("/assignments/:aid/delete", a.orgUnassign)
 }
 
 // adminRoutes registers the admin pages. Under /admin everyone else gets
