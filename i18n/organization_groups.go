@@ -29,6 +29,7 @@ var _ = add(map[string][2]string{
 
 	"org.assignments":      {"Assignments", "Tareas asignadas"},
 	"org.assignments_none": {"Nothing assigned yet.", "Todavía no hay nada asignado."},
+	"org.assign_new":       {"New assignment", "Nueva tarea"},
 	"org.assign_to":        {"Assign to", "Asignar a"},
 	"org.assign_everyone":  {"Everyone in the organization", "Toda la organización"},
 	"org.assign_group":     {"Group %s", "Grupo %s"},

@@ -24,6 +24,9 @@ func orgWith(t *testing.T, s *apptest.Server, root *webtest.Client, slug string,
 			if err := s.DB.Exec(`UPDATE organization_members SET role = 'member' WHERE user_id = ?`, u.ID).Error; err != nil {
 				t.Fatal(err)
 			}
+			if err := s.DB.Exec(`UPDATE users SET plan = ? WHERE id = ?`, models.PlanCorporateUser, u.ID).Error; err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return id
