@@ -157,3 +157,19 @@ func (p *Post) Test(ctx context.Context, address, lang string) error {
 	}
 	return p.mailer.Send(ctx, msg)
 }
+
+// Invitation invites address to join orgName, in lang, with the
+// single-use link for token that works until expires; it is essential
+// (an admin sent it), and addressed by email since the person may have no
+// account yet.
+func (p *Post) Invitation(address, lang, orgName, token, expires string) error {
+	if !p.Enabled() {
+		return nil
+	}
+	lang = i18n.Normalize(lang)
+	l := letter{Lang: lang, Greeting: i18n.In(lang, "mail.invite_greeting"), Signature: i18n.In(lang, "mail.signature"),
+		Paragraphs: []string{i18n.In(lang, "mail.invite_body", orgName), i18n.In(lang, "mail.invite_expires", expires),
+			i18n.In(lang, "mail.invite_ignore")}}
+	l.ActionText, l.ActionURL = i18n.In(lang, "mail.invite_action", orgName), p.baseURL+urls.JoinInvite(token)
+	return p.queue(address, i18n.In(lang, "mail.invite_subject", orgName), l)
+}

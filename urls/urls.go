@@ -325,6 +325,26 @@ func OrgLinkRevoke() string { return OrgLink() + "/revoke" }
 // Join is the page a join link opens; a POST there joins.
 func Join(token string) string { return "/join/" + url.PathEscape(token) }
 
+// JoinInvite is the page an email invitation's link opens; a POST there joins.
+func JoinInvite(token string) string { return "/join/invite/" + url.PathEscape(token) }
+
+// OrgInvitations invites by email (POST, a pasted list or a CSV file).
+func OrgInvitations() string { return "/org/invitations" }
+
+// OrgInvitationsAfter is /org with its pending invitations continued after cursor.
+func OrgInvitationsAfter(cursor string) string {
+	return "/org?inv_after=" + url.QueryEscape(cursor) + "#invitations"
+}
+
+// orgInvitation is one invitation's resource on /org.
+func orgInvitation(id int64) string { return OrgInvitations() + "/" + strconv.FormatInt(id, 10) }
+
+// OrgInvitationResend sends an invitation again with a new link (POST).
+func OrgInvitationResend(id int64) string { return orgInvitation(id) + "/resend" }
+
+// OrgInvitationCancel is an invitation's cancel confirmation (GET) and cancel (POST).
+func OrgInvitationCancel(id int64) string { return orgInvitation(id) + "/cancel" }
+
 // SignupNext is the sign-up page, returning to next (a local path) after.
 func SignupNext(next string) string {
 	if next == "" {

@@ -39,6 +39,16 @@ var orgErrors = []orgError{
 	{models.ErrLinkUnknown, "join.err.unknown", http.StatusNotFound},
 	{models.ErrLinkRevoked, "join.err.revoked", http.StatusGone},
 	{models.ErrLinkExpired, "join.err.expired", http.StatusGone},
+	{models.ErrInviteUnknown, "invite.err.unknown", http.StatusNotFound},
+	{models.ErrInviteUsed, "invite.err.used", http.StatusGone},
+	{models.ErrInviteExpired, "invite.err.expired", http.StatusGone},
+	{models.ErrInviteCanceled, "invite.err.canceled", http.StatusGone},
+	{models.ErrInviteEmpty, "invite.err.empty", http.StatusUnprocessableEntity},
+	{models.ErrInviteTooMany, "invite.err.too_many", http.StatusRequestEntityTooLarge},
+	{models.ErrInviteTooLarge, "invite.err.too_large", http.StatusRequestEntityTooLarge},
+	{models.ErrInviteEncoding, "invite.err.encoding", http.StatusBadRequest},
+	{models.ErrInviteCSV, "invite.err.csv", http.StatusUnprocessableEntity},
+	{errNoMail, "invite.err.no_mail", http.StatusConflict},
 }
 
 // orgRefusal is the message key and status of an organization error a

@@ -23,17 +23,26 @@ var joinHints = map[string]string{
 	"org.err.other_org":      "join.hint.other_org",
 	"org.err.already_member": "join.hint.already_member",
 	"org.err.staff":          "join.hint.staff",
+	"invite.err.unknown":     "invite.hint.ask_admin",
+	"invite.err.used":        "invite.hint.used",
+	"invite.err.expired":     "invite.hint.ask_admin",
+	"invite.err.canceled":    "invite.hint.ask_admin",
 }
 
 // joinPage shows what a join link opens: to a signed-in user the
 // confirmation, to a visitor the ways to sign up or in and come back, and
 // to anyone a used, expired or revoked link's reason.
 func (a *App) joinPage(c echo.Context) error {
-	token, u := c.Param("token"), handlers.UserFrom(c)
-	v := views.JoinView{Token: token, User: u}
-	o, err := a.Orgs.LinkOrg(c.Request().Context(), token, a.Tutor.Now())
-	if err == nil && u != nil {
-		err = a.alreadyIn(c, u.ID, o.ID)
+	v := views.JoinView{Token: c.Param("token"), User: handlers.UserFrom(c)}
+	o, err := a.Orgs.LinkOrg(c.Request().Context(), v.Token, a.Tutor.Now())
+	return a.showJoin(c, v, o, err)
+}
+
+// showJoin renders the join page for organization o, or why err (of
+// finding o, or of the user already being in one) keeps the user out.
+func (a *App) showJoin(c echo.Context, v views.JoinView, o *models.Organization, err error) error {
+	if err == nil && v.User != nil {
+		err = a.alreadyIn(c, v.User.ID, o.ID)
 	}
 	if err != nil {
 		return a.joinRefused(c, err, v)

@@ -76,6 +76,9 @@ func (a *App) renderOrgHome(c echo.Context, status int, v views.OrgHomeView) err
 	if err := a.loadOrgGroups(c, &v); err != nil {
 		return err
 	}
+	if err := a.loadInvitations(c, &v.Invites); err != nil {
+		return err
+	}
 	v.Now = a.Tutor.Now()
 	if v.Expires == "" {
 		v.Expires = v.Now.Add(defaultLinkLife).UTC().Format(time.DateOnly)

@@ -40,9 +40,15 @@ func askReset(t *testing.T, c *webtest.Client, email string) *webtest.Page {
 // linkPath is the path of the reset link in a received email.
 func linkPath(t *testing.T, m smtptest.Received) string {
 	t.Helper()
-	link := resetLink.FindString(m.Text)
+	return mailLinkPath(t, resetLink, m)
+}
+
+// mailLinkPath is the path of the link re finds in both parts of a letter.
+func mailLinkPath(t *testing.T, re *regexp.Regexp, m smtptest.Received) string {
+	t.Helper()
+	link := re.FindString(m.Text)
 	if link == "" || !strings.Contains(m.HTML, link) {
-		t.Fatalf("no reset link in both parts:\n%s\n%s", m.Text, m.HTML)
+		t.Fatalf("no link %s in both parts:\n%s\n%s", re, m.Text, m.HTML)
 	}
 	u, _ := url.Parse(link)
 	return u.Path

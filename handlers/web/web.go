@@ -200,6 +200,8 @@ func (a *App) Routes(e *echo.Echo) {
 func (a *App) orgRoutes(site *echo.Group) {
 	site.GET("/join/:token", a.joinPage)
 	site.POST("/join/:token", a.join)
+	site.GET("/join/invite/:token", a.invitePage)
+	site.POST("/join/invite/:token", a.acceptInvite)
 	org := site.Group("/org", a.requireOrgAdmin)
 	org.GET("", a.orgHome)
 	org.POST("/link", a.orgNewLink)
@@ -212,6 +214,9 @@ func (a *App) orgRoutes(site *echo.Group) {
 	form(org, "/groups/:gid/delete", a.orgGroupDeleteConfirm, a.orgGroupDelete)
 	org.POST("/assignments", a.orgAssign)
 	org.POST("/assignments/:aid/delete", a.orgUnassign)
+	org.POST("/invitations", a.orgInvite)
+	org.POST("/invitations/:id/resend", a.orgResendInvitation)
+	form(org, "/invitations/:id/cancel", a.orgCancelInvitationConfirm, a.orgCancelInvitation)
 }
 
 // adminRoutes registers the admin pages. Under /admin everyone else gets
