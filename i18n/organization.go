@@ -60,9 +60,9 @@ var _ = add(map[string][2]string{
 	"org.link_revoked":    {"The join link was revoked: it no longer works.", "Se revocó el enlace: ya no funciona."},
 
 	"org.promote":           {"Make co-admin", "Hacer coadministrador"},
-	"org.promote_label":     {"Make %s a co-admin", "Hacer coadministrador a %s"},
+	"org.promote_label":     {"Make co-admin: %s", "Hacer coadministrador a %s"},
 	"org.demote":            {"Make member", "Dejar como miembro"},
-	"org.demote_label":      {"Make %s a member again", "Dejar a %s como miembro"},
+	"org.demote_label":      {"Make member: %s", "Dejar como miembro a %s"},
 	"org.role_flash.admin":  {"%s is now a co-admin.", "%s es ahora coadministrador."},
 	"org.role_flash.member": {"%s is now a member.", "%s es ahora miembro."},
 	"org.remove":            {"Remove", "Quitar"},

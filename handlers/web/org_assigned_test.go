@@ -92,7 +92,7 @@ func TestAssignedToYou(t *testing.T) {
 	}
 
 	state := func() string {
-		return c1.Get("/learn").Doc.Find(`#assigned-` + firstAssignment(t, s, "vlan-basics") + ` li[data-lesson=vlan-basics]`).AttrOr("data-state", "")
+		return c1.Get("/learn").Doc.Find(`#assigned-`+firstAssignment(t, s, "vlan-basics")+` li[data-lesson=vlan-basics]`).AttrOr("data-state", "")
 	}
 	c1.Post("/learn/networking/vlan-basics/read", url.Values{"_csrf": {c1.Get("/learn/networking/vlan-basics").CSRF()}})
 	if got := state(); got != models.StateRead {

@@ -13,7 +13,7 @@ import (
 // the list and adds them to a group with the bulk form, and the member sees
 // "Assigned to you" on /learn and /dashboard. /org's groups, assignments
 // and members, the group's delete confirmation and "Assigned to you" fit a
-// 390 px phone, light and dark (with AULA_SHOTS set, screenshots are saved).
+// 390 px phone, light and dark, with no serious axe-core violation (with AULA_SHOTS set, screenshots are saved).
 func TestBrowserOrgGroupsAndAssigned(t *testing.T) {
 	for _, tt := range browserModes {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +46,9 @@ func TestBrowserOrgGroupsAndAssigned(t *testing.T) {
 			b.Navigate(s.URL + "/org/groups/" + group + "/delete")
 			b.WaitVisible("#group-delete-yes")
 			orgShots(b, shots, "org-group-delete")
+			if shots {
+				axeEach(t, b, s.URL, "/org", "/org/groups/"+group+"/delete")
+			}
 			b.ClickAndWait("#signout")
 
 			browserSignIn(b, s, "nora@example.com", orgPass)
@@ -57,6 +60,18 @@ func TestBrowserOrgGroupsAndAssigned(t *testing.T) {
 				}
 				orgShots(b, shots, "assigned-"+page)
 			}
+			if shots {
+				axeEach(t, b, s.URL, "/learn", "/dashboard")
+			}
 		})
+	}
+}
+
+// axeEach runs axe-core on each page: no serious or critical violation.
+func axeEach(t *testing.T, b *browser.Browser, base string, pages ...string) {
+	t.Helper()
+	axe := axeSource(t)
+	for _, p := range pages {
+		axePage(t, b, axe, base+p, p)
 	}
 }
