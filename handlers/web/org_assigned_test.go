@@ -37,25 +37,8 @@ func firstAssignment(t *testing.T, s *apptest.Server, lesson string) string {
 // overdue, each lesson's state following the rows of their progress; the
 // page costs the same statements whatever the number of assignments.
 func TestAssignedToYou(t *testing.T) {
-	s := apptest.New(t)
-	s.User(t, "root@example.com", orgPass, models.PlanSuperAdmin)
-	root := s.SignIn(t, "root@example.com", orgPass)
-	orgA := orgWith(t, s, root, "org-a", "a@example.com", "m1@example.com", "m2@example.com")
-	orgWith(t, s, root, "org-b", "b@example.com", "mb@example.com")
-	a := s.SignIn(t, "a@example.com", orgPass)
-	red := newGroup(t, s, a, orgA, "Red")
+	s := assignedOrg(t)
 	m1 := userID(t, s, "m1@example.com")
-	a.Submit(a.Get("/org"), "#bulk-form", map[string]string{"group": red, "action": "add", "member": m1})
-	future := time.Now().AddDate(1, 0, 0).Format(time.DateOnly)
-	for _, f := range []map[string]string{
-		{"lesson": "subnetting"},
-		{"path": pathID(t, s, "networking"), "due": future},
-		{"group": red, "lesson": "vlan-basics", "due": "2020-01-15", "check": "1"},
-	} {
-		if p := a.Submit(a.Get("/org"), "#assign-form", f); p.Status != 200 || p.Text("#admin-error") != "" {
-			t.Fatalf("assign %v: %d %q", f, p.Status, p.Text("#admin-error"))
-		}
-	}
 	c1, c2, cb := s.SignIn(t, "m1@example.com", orgPass), s.SignIn(t, "m2@example.com", orgPass), s.SignIn(t, "mb@example.com", orgPass)
 	p := c1.Get("/learn")
 	titles := p.Doc.Find("#assigned .assigned-item strong").Map(func(_ int, sel *goquery.Selection) string { return sel.Text() })
@@ -91,6 +74,14 @@ func TestAssignedToYou(t *testing.T) {
 		t.Errorf("/learn ran %d statements for 3 assignments and %d for 2", n1, n2)
 	}
 
+	assignedStates(t, s, c1, m1)
+}
+
+// assignedStates follows m1's state on the overdue vlan-basics (check
+// required) as rows of their progress appear: read, a failed check
+// (checked, still overdue), then a passed one (mastered, no longer overdue).
+func assignedStates(t *testing.T, s *apptest.Server, c1 *webtest.Client, m1 string) {
+	t.Helper()
 	state := func() string {
 		return c1.Get("/learn").Doc.Find(`#assigned-`+firstAssignment(t, s, "vlan-basics")+` li[data-lesson=vlan-basics]`).AttrOr("data-state", "")
 	}
@@ -108,7 +99,7 @@ func TestAssignedToYou(t *testing.T) {
 		t.Errorf("after a failed check: %q, %d overdue (want checked, still overdue: check required)", got, still)
 	}
 	s.DB.Exec(`UPDATE section_mastery SET last_verdict = 'correct', streak = 2, mastered_at = now() WHERE user_id = ?`, m1)
-	p = c1.Get("/learn")
+	p := c1.Get("/learn")
 	if got := state(); got != models.StateMastered || p.Doc.Find(`#assigned .assigned-item[data-overdue=true]`).Length() != 0 {
 		t.Errorf("after passing the check: %q, overdue %q", got, p.Text("#assigned"))
 	}
@@ -116,4 +107,32 @@ func TestAssignedToYou(t *testing.T) {
 	if got := c1.Get("/learn").Text("#assigned h2"); got != "Asignado a ti" {
 		t.Errorf("in Spanish: %q", got)
 	}
+}
+
+// assignedOrg makes organization A (admin a, members m1 in group Red and
+// m2) and B (member mb); a assigns subnetting to everyone, the networking
+// path to everyone due in a year, and vlan-basics to Red, due in 2020 with
+// a check required.
+func assignedOrg(t *testing.T) *apptest.Server {
+	t.Helper()
+	s := apptest.New(t)
+	s.User(t, "root@example.com", orgPass, models.PlanSuperAdmin)
+	root := s.SignIn(t, "root@example.com", orgPass)
+	orgA := orgWith(t, s, root, "org-a", "a@example.com", "m1@example.com", "m2@example.com")
+	orgWith(t, s, root, "org-b", "b@example.com", "mb@example.com")
+	a := s.SignIn(t, "a@example.com", orgPass)
+	red := newGroup(t, s, a, orgA, "Red")
+	m1 := userID(t, s, "m1@example.com")
+	a.Submit(a.Get("/org"), "#bulk-form", map[string]string{"group": red, "action": "add", "member": m1})
+	future := time.Now().AddDate(1, 0, 0).Format(time.DateOnly)
+	for _, f := range []map[string]string{
+		{"lesson": "subnetting"},
+		{"path": pathID(t, s, "networking"), "due": future},
+		{"group": red, "lesson": "vlan-basics", "due": "2020-01-15", "check": "1"},
+	} {
+		if p := a.Submit(a.Get("/org"), "#assign-form", f); p.Status != 200 || p.Text("#admin-error") != "" {
+			t.Fatalf("assign %v: %d %q", f, p.Status, p.Text("#admin-error"))
+		}
+	}
+	return s
 }

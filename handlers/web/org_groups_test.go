@@ -145,19 +145,7 @@ func TestOrgGroupsIsolation(t *testing.T) {
 			t.Errorf("admin of %s assigning to the other's group: %d %q", tc.who, p.Status, p.Text("#admin-error"))
 		}
 	}
-	for _, e := range []string{"ma", "mb"} {
-		c := s.SignIn(t, e+"@example.com", orgPass)
-		tok := c.Get("/settings").CSRF()
-		for _, r := range []struct{ method, path string }{
-			{"GET", "/org"}, {"POST", "/org/groups"}, {"POST", "/org/groups/" + groups["a"]},
-			{"GET", "/org/groups/" + groups["b"] + "/delete"}, {"POST", "/org/groups/members"},
-			{"POST", "/org/assignments"}, {"POST", "/org/assignments/" + assigns["a"] + "/delete"},
-		} {
-			if p := send(t, c, r.method, r.path, url.Values{"name": {"X"}, "lesson": {"subnetting"}}, tok); p.Status != http.StatusNotFound {
-				t.Errorf("member %s: %s %s: %d", e, r.method, r.path, p.Status)
-			}
-		}
-	}
+	membersNeverReachOrg(t, s, groups, assigns)
 	after := apptest.Count(t, s, `SELECT count(*) FROM organization_groups`) + apptest.Count(t, s, `SELECT count(*) FROM organization_assignments`) +
 		apptest.Count(t, s, `SELECT count(*) FROM organization_group_members`)
 	if after != before {
@@ -223,5 +211,24 @@ func TestOrgGroupsBadInput(t *testing.T) {
 	}
 	if n := apptest.Count(t, s, `SELECT count(*) FROM organization_assignments WHERE organization_id = ?`, orgA); n != 1 {
 		t.Errorf("%d assignments after bad input, want 1", n)
+	}
+}
+
+// membersNeverReachOrg: plain members of either organization get 404 for
+// every group and assignment route.
+func membersNeverReachOrg(t *testing.T, s *apptest.Server, groups, assigns map[string]string) {
+	t.Helper()
+	for _, e := range []string{"ma", "mb"} {
+		c := s.SignIn(t, e+"@example.com", orgPass)
+		tok := c.Get("/settings").CSRF()
+		for _, r := range []struct{ method, path string }{
+			{"GET", "/org"}, {"POST", "/org/groups"}, {"POST", "/org/groups/" + groups["a"]},
+			{"GET", "/org/groups/" + groups["b"] + "/delete"}, {"POST", "/org/groups/members"},
+			{"POST", "/org/assignments"}, {"POST", "/org/assignments/" + assigns["a"] + "/delete"},
+		} {
+			if p := send(t, c, r.method, r.path, url.Values{"name": {"X"}, "lesson": {"subnetting"}}, tok); p.Status != http.StatusNotFound {
+				t.Errorf("member %s: %s %s: %d", e, r.method, r.path, p.Status)
+			}
+		}
 	}
 }
