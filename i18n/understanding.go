@@ -3,7 +3,7 @@ package i18n
 // The admin Understanding page: how students answer the knowledge checks.
 var _ = add(map[string][2]string{
 	"admin.understanding":     {"Understanding", "Comprensión"},
-	"admin.u_lead":            {"How students answered the knowledge checks. A section with a high share of answers graded not yet, and 👎 beside it, is one to rewrite.", "Cómo respondieron los estudiantes a las comprobaciones. Una sección con mucha proporción de respuestas «todavía no», y 👎 a su lado, es una que conviene reescribir."},
+	"admin.u_lead":            {"How students answered the knowledge checks. A section with a high share of answers graded not yet, and thumbs-down beside it, is one to rewrite.", "Cómo respondieron los estudiantes a las comprobaciones. Una sección con mucha proporción de respuestas «todavía no», y votos negativos a su lado, es una que conviene reescribir."},
 	"admin.u_answers_n.one":   {"check answer graded", "respuesta de comprobación calificada"},
 	"admin.u_answers_n.other": {"check answers graded", "respuestas de comprobación calificadas"},
 	"admin.u_not_yet_n":       {"graded not yet (%d)", "calificadas «todavía no» (%d)"},

@@ -342,7 +342,7 @@ func TestChatBrowserSlowRetryStop(t *testing.T) {
 
 	// Slow.
 	mid := sendQ(b, "slow question", false)
-	waitFor(b, "the slow notice", fmt.Sprintf(`document.getElementById('slow-%s').textContent.includes('⏳ This is taking longer than usual…')`, mid))
+	waitFor(b, "the slow notice", fmt.Sprintf(`document.getElementById('slow-%s').textContent.includes('This is taking longer than usual…')`, mid))
 	close(release)
 	waitStatus(b, mid, "complete")
 	if b.Has("#slow-"+mid) || strings.Contains(b.Text("#m-"+mid), "longer than usual") {

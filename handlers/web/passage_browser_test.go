@@ -83,6 +83,11 @@ func TestPassageBrowserMouse(t *testing.T) {
 	if btn[1] < sel[3] || btn[1]-sel[3] > 24 || btn[0] < sel[0]-1 || btn[0] > sel[2] {
 		b.Fatalf("the button at %v is not just under the selection %v", btn, sel)
 	}
+	// Its icon is an SVG, not an emoji (an empty box without an emoji font).
+	if ok := eval[bool](b, `(a => { const s = a.querySelector('svg'), r = s && s.getBoundingClientRect();
+		return !!r && r.width >= 8 && r.height >= 8 && !/[\u{1F000}-\u{10FFFF}]/u.test(a.textContent); })(document.getElementById('ask-passage'))`); !ok {
+		b.Errorf("the Ask the tutor button has no visible SVG icon, or shows an emoji: %q", b.Text("#ask-passage"))
+	}
 	if live := b.Text("#passage-status"); !strings.Contains(live, "Alt+Shift+A") {
 		b.Fatalf("the selection is announced as %q", live)
 	}

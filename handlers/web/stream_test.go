@@ -223,7 +223,7 @@ func TestStreamSlowNoticeAndError(t *testing.T) {
 	}
 	mid := res.AssistantMessage.ID
 	conn := apptest.OpenSSE(t, c, mid, "", "")
-	if ev := conn.Must(t, "slow"); ev.Data != "⏳ This is taking longer than usual…" {
+	if ev := conn.Must(t, "slow"); ev.Data != "This is taking longer than usual…" {
 		t.Errorf("slow notice %q", ev.Data)
 	}
 	st.step <- struct{}{}

@@ -43,7 +43,10 @@
     btn.type = "button";
     btn.id = "ask-passage";
     btn.className = "button primary small ask-passage";
-    btn.textContent = "💬 " + q.dataset.askLabel;
+    // The icon comes from the page: an emoji is an empty box without an emoji font.
+    var icon = document.getElementById("ask-passage-icon");
+    if (icon) btn.appendChild(icon.content.cloneNode(true));
+    btn.appendChild(document.createTextNode(" " + q.dataset.askLabel));
     btn.title = q.dataset.askTip;
     btn.setAttribute("aria-keyshortcuts", "Alt+Shift+A");
     btn.hidden = true;
