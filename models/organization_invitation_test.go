@@ -1,0 +1,63 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"aula/internal/pgtest"
+	"aula/models"
+)
+
+// Twenty people accepting one invitation at the same instant give one
+// membership and nineteen ErrInviteUsed: the invitation is read again
+// under the organization's lock.
+func TestInvitationAcceptedOnceAtTheSameInstant(t *testing.T) {
+	db := pgtest.New(t)
+	ctx, now := context.Background(), time.Now()
+	orgs := models.NewOrganizations(db.DB)
+	o := newOrg(t, orgs, "one", 50)
+	sent, refused, err := orgs.Invite(ctx, "", o.ID, []models.Invitee{{Line: 1, Email: "guest@example.com", Locale: "en"}}, now)
+	if err != nil || len(sent) != 1 || len(refused) != 0 {
+		t.Fatalf("invite: %v %v %v", sent, refused, err)
+	}
+	const n = 20
+	users := make([]*models.User, n)
+	for i := range n {
+		users[i] = account(t, db, fmt.Sprintf("p%02d@example.com", i), models.PlanFree)
+	}
+	// Open the pool's connections first, or opening them would stagger the
+	// acceptances so that none overlaps.
+	if err := models.Warm(ctx, db.DB); err != nil {
+		t.Fatal(err)
+	}
+	start, errs := make(chan struct{}), make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = orgs.AcceptInvitation(ctx, sent[0].Token, users[i].ID, now)
+		})
+	}
+	close(start)
+	wg.Wait()
+	joined, used := 0, 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			joined++
+		case errors.Is(err, models.ErrInviteUsed):
+			used++
+		default:
+			t.Errorf("person %d: %v", i, err)
+		}
+	}
+	var members int
+	db.Raw(`SELECT count(*) FROM organization_members WHERE organization_id = ?`, o.ID).Scan(&members)
+	if joined != 1 || used != n-1 || members != 1 {
+		t.Fatalf("%d joined, %d used, %d members; want 1, %d, 1", joined, used, members, n-1)
+	}
+}
