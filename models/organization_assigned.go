@@ -11,6 +11,7 @@ import (
 type MyAssignment struct {
 	ID            int64
 	Title         string // the path's or the lesson's title
+	Language      string // the title's language
 	DueOn         *time.Time
 	CheckRequired bool
 	Lessons       []AssignedLesson
@@ -56,6 +57,7 @@ func (a MyAssignment) Overdue(now time.Time) bool {
 type assignedRow struct {
 	ID            int64
 	Title         string
+	TitleLanguage string
 	DueOn         *time.Time
 	CheckRequired bool
 	LessonID      string
@@ -91,7 +93,7 @@ func (s *Organizations) AssignedTo(ctx context.Context, userID string) ([]MyAssi
 		return nil, nil
 	}
 	var rows []assignedRow
-	err := conn(ctx, s.db).Raw(`SELECT a.id, coalesce(p.title, al.title) AS title, a.due_on, a.check_required,
+	err := conn(ctx, s.db).Raw(`SELECT a.id, coalesce(p.title, al.title) AS title, coalesce(p.language, al.language) AS title_language, a.due_on, a.check_required,
 			l.id AS lesson_id, l.title AS lesson_title, lp.slug AS path_slug, l.language,
 			r.user_id IS NOT NULL AS read, coalesce(sm.checked, 0) AS checked, coalesce(sm.mastered, 0) AS mastered,
 			coalesce(sm.passed, 0) AS passed
@@ -123,7 +125,7 @@ func groupAssigned(rows []assignedRow) []MyAssignment {
 	var out []MyAssignment
 	for _, r := range rows {
 		if len(out) == 0 || out[len(out)-1].ID != r.ID {
-			out = append(out, MyAssignment{ID: r.ID, Title: r.Title, DueOn: r.DueOn, CheckRequired: r.CheckRequired})
+			out = append(out, MyAssignment{ID: r.ID, Title: r.Title, Language: r.TitleLanguage, DueOn: r.DueOn, CheckRequired: r.CheckRequired})
 		}
 		last := &out[len(out)-1]
 		last.Lessons = append(last.Lessons, AssignedLesson{ID: r.LessonID, Title: r.LessonTitle,

@@ -91,6 +91,8 @@ func orgShots(b *browser.Browser, shots bool, name string) {
 		mobile bool
 	}{{"1366", browser.Desktop, false}, {"390", browser.Phone, true}} {
 		b.Viewport(size.size, size.mobile)
+		// The scroll offset outlives the resize: bring the URL's fragment back into view.
+		eval[bool](b, `(document.querySelector(location.hash || 'body') || document.body).scrollIntoView(), true`)
 		for _, sch := range []string{"light", "dark"} {
 			b.ColorScheme(sch)
 			if w := eval[float64](b, `document.documentElement.scrollWidth`); w > float64(size.size[0]) {

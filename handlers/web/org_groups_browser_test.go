@@ -43,6 +43,14 @@ func TestBrowserOrgGroupsAndAssigned(t *testing.T) {
 				b.WaitVisible("#" + part)
 				orgShots(b, shots, "org-"+part)
 			}
+			b.Navigate(s.URL + "/org#members")
+			b.ClickAndWait("#lang-switch")
+			for _, part := range []string{"groups", "assignments", "members"} {
+				b.Navigate(s.URL + "/org#" + part)
+				b.WaitVisible("#" + part)
+				orgShots(b, shots, "org-es-"+part)
+			}
+			b.ClickAndWait("#lang-switch")
 			b.Navigate(s.URL + "/org/groups/" + group + "/delete")
 			b.WaitVisible("#group-delete-yes")
 			orgShots(b, shots, "org-group-delete")
@@ -63,6 +71,13 @@ func TestBrowserOrgGroupsAndAssigned(t *testing.T) {
 			if shots {
 				axeEach(t, b, s.URL, "/learn", "/dashboard")
 			}
+			b.Navigate(s.URL + "/learn#assigned")
+			b.ClickAndWait("#lang-switch")
+			b.Navigate(s.URL + "/learn#assigned")
+			if !strings.Contains(b.Text("#assigned"), "Atrasada") {
+				b.Fatalf("/learn in Spanish: %q", b.Text("#assigned"))
+			}
+			orgShots(b, shots, "assigned-es-learn")
 		})
 	}
 }
