@@ -61,3 +61,46 @@ func TestInvitationAcceptedOnceAtTheSameInstant(t *testing.T) {
 		t.Fatalf("%d joined, %d used, %d members; want 1, %d, 1", joined, used, members, n-1)
 	}
 }
+
+// Pending invitations page by keyset, oldest first, and leave out the
+// canceled; another organization's are not found.
+func TestPendingInvitationsPaged(t *testing.T) {
+	db := pgtest.New(t)
+	ctx, now := context.Background(), time.Now()
+	orgs := models.NewOrganizations(db.DB)
+	o, other := newOrg(t, orgs, "one", 50), newOrg(t, orgs, "two", 50)
+	var rows []models.Invitee
+	for i := range 5 {
+		rows = append(rows, models.Invitee{Line: i + 1, Email: fmt.Sprintf("p%d@example.com", i), Locale: "es"})
+	}
+	sent, _, err := orgs.Invite(ctx, "", o.ID, rows, now)
+	if err != nil || len(sent) != 5 {
+		t.Fatalf("invite: %d %v", len(sent), err)
+	}
+	if err := orgs.CancelInvitation(ctx, o.ID, sent[1].ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := orgs.CancelInvitation(ctx, other.ID, sent[2].ID, now); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("another organization cancels: %v", err)
+	}
+	if _, err := orgs.ResendInvitation(ctx, other.ID, sent[2].ID, now); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("another organization resends: %v", err)
+	}
+	var got []string
+	var after *models.TimeCursor
+	for range 3 {
+		page, next, err := orgs.PendingInvitations(ctx, o.ID, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, inv := range page {
+			got = append(got, inv.Email)
+		}
+		if after = next; next == nil {
+			break
+		}
+	}
+	if want := "p0@example.com p2@example.com p3@example.com p4@example.com"; fmt.Sprint(got) != "["+want+"]" {
+		t.Fatalf("pages: %v, want %s", got, want)
+	}
+}

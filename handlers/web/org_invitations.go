@@ -88,9 +88,14 @@ func rowKey(err error) string {
 }
 
 // readInvitees reads the CSV file when one is chosen, else the pasted
-// list; a row without a language is invited in the admin's.
+// list; a row without a language is invited in the admin's (their chosen
+// one, else the page's).
 func (a *App) readInvitees(c echo.Context) ([]models.Invitee, error) {
-	lang := i18n.Normalize(handlers.UserFrom(c).Locale)
+	lang := handlers.UserFrom(c).Locale
+	if lang == "" {
+		lang = i18n.Lang(c.Request().Context())
+	}
+	lang = i18n.Normalize(lang)
 	fh, err := c.FormFile("csv")
 	if err != nil || fh.Size == 0 && fh.Filename == "" {
 		return models.ParseInvitees([]byte(c.FormValue("emails")), lang)
