@@ -24,6 +24,18 @@
     ];
   });
 
+  // A page drawn for a browser without JavaScript refreshes itself while
+  // an answer is being written (<noscript><meta http-equiv=refresh>).
+  // HTMX parses what it swaps in with scripting off, so that <noscript>
+  // would become a live refresh and reload the page two seconds after a
+  // question was sent: what HTMX swaps in loses its <noscript> parts.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var r = e.detail.serverResponse;
+    if (typeof r === "string" && r.indexOf("<noscript") !== -1) {
+      e.detail.serverResponse = r.replace(/<noscript>[\s\S]*?<\/noscript>/g, "");
+    }
+  });
+
   // The panel and the assistant screen fit below the top bar, whose
   // height depends on the width (it wraps on a phone).
   function measureTopbar() {
