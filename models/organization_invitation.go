@@ -2,8 +2,6 @@ package models
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strconv"
@@ -45,13 +43,6 @@ func (i *Invitation) Expired(now time.Time) bool { return !now.Before(i.ExpiresA
 type Sent struct {
 	Invitation
 	Token string
-}
-
-// newInviteToken is 256 random bits, URL-safe.
-func newInviteToken() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 const invitationColumns = `id, organization_id, email, locale, role, created_at, sent_at, expires_at, accepted_at, canceled_at`
@@ -159,7 +150,7 @@ func (s *Organizations) insertInvitation(ctx context.Context, byID, orgID string
 	if validID(byID) {
 		by = &byID
 	}
-	out := Sent{Token: newInviteToken()}
+	out := Sent{Token: newSecret()}
 	err := conn(ctx, s.db).Raw(`INSERT INTO organization_invitations
 		(organization_id, email, locale, role, token_hash, invited_by, created_at, sent_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+invitationColumns,
@@ -215,7 +206,7 @@ func (s *Organizations) Invitation(ctx context.Context, orgID string, id int64) 
 // ResendInvitation gives a pending invitation a new token and a new
 // expiry (the old link stops working) and returns it for the letter.
 func (s *Organizations) ResendInvitation(ctx context.Context, orgID string, id int64, now time.Time) (*Sent, error) {
-	out := Sent{Token: newInviteToken()}
+	out := Sent{Token: newSecret()}
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		if _, err := s.lock(ctx, orgID); err != nil {
 			return err

@@ -2,8 +2,6 @@ package models
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -51,9 +49,7 @@ func (s *Organizations) NewLink(ctx context.Context, byID, orgID string, expires
 	if !expires.After(now) || expires.After(now.Add(MaxJoinLinkLife)) {
 		return "", ErrLinkExpiry
 	}
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	token := base64.RawURLEncoding.EncodeToString(b)
+	token := newSecret()
 	var by *string
 	if validID(byID) {
 		by = &byID

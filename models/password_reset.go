@@ -2,9 +2,7 @@ package models
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -49,9 +47,7 @@ func (s *PasswordResets) Issue(ctx context.Context, userID string, now time.Time
 	if !validID(userID) {
 		return "", ErrNotFound
 	}
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	token := base64.RawURLEncoding.EncodeToString(b)
+	token := newSecret()
 	row := passwordReset{UserID: userID, TokenHash: hashToken(token), CreatedAt: now, ExpiresAt: now.Add(ResetLinkTTL)}
 	if err := conn(ctx, s.db).Create(&row).Error; err != nil {
 		return "", fmt.Errorf("issue reset link: %w", err)

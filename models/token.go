@@ -58,6 +58,14 @@ type Tokens struct {
 // NewTokens returns the API token store.
 func NewTokens(db *gorm.DB) *Tokens { return &Tokens{db: db, find: newReader(db, findTokens)} }
 
+// newSecret is 256 random bits, URL-safe: the token of a reset, join or
+// invitation link, of which the database keeps only hashToken.
+func newSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
 // hashToken is what the database keeps of a token.
 func hashToken(raw string) []byte {
 	sum := sha256.Sum256([]byte(raw))
