@@ -64,15 +64,22 @@ type assignedRow struct {
 	LessonTitle   string
 	PathSlug      string
 	Language      string
-	Read          bool
-	Checked       int
-	Passed        int
-	Mastered      int
+	Progress      lessonCounters `gorm:"embedded"`
 }
 
-// lessonState is the single state a lesson's progress shows: mastered once
-// a section is mastered, checked once one was checked, else read or not started.
-func lessonState(r assignedRow) string {
+// lessonCounters is a member's progress on one lesson as the assigned
+// lessons and the completion matrix read it: read or not, and how many of
+// its sections were checked, mastered and passed.
+type lessonCounters struct {
+	Read     bool
+	Checked  int
+	Passed   int
+	Mastered int
+}
+
+// state is the single state a lesson's progress shows: mastered once a
+// section is mastered, checked once one was checked, else read or not started.
+func (r lessonCounters) state() string {
 	switch {
 	case r.Mastered > 0:
 		return StateMastered
@@ -82,6 +89,33 @@ func lessonState(r assignedRow) string {
 		return StateRead
 	}
 	return StateNotStarted
+}
+
+// lesson is the counters as an AssignedLesson's state (its title left to the caller).
+func (r lessonCounters) lesson() AssignedLesson {
+	return AssignedLesson{State: r.state(), Passed: r.Passed > 0}
+}
+
+// assignmentLessons joins the lessons (aliased l) an assignment (aliased
+// a) covers: its lesson, or every lesson of its path.
+const assignmentLessons = `l.id = a.lesson_id OR l.module_id IN (SELECT id FROM modules WHERE path_id = a.path_id)`
+
+// assignedToUser holds when the assignment (aliased a) is meant for the
+// member whose id is the column userCol: the whole organization's, or one
+// of their groups'.
+func assignedToUser(userCol string) string {
+	return `(a.group_id IS NULL OR EXISTS (SELECT 1 FROM organization_group_members gm
+		WHERE gm.group_id = a.group_id AND gm.user_id = ` + userCol + `))`
+}
+
+// sectionCounts sums section_mastery (aliased sm) per user and lesson, on
+// the sections the lessons still have, for the rows where whose holds:
+// checked, mastered, and passed (the last answer correct, or mastered).
+func sectionCounts(whose string) string {
+	return `SELECT sm.user_id, sm.lesson_id, count(*) AS checked, count(sm.mastered_at) AS mastered,
+			count(*) FILTER (WHERE sm.last_verdict = 'correct' OR sm.mastered_at IS NOT NULL) AS passed
+		FROM section_mastery sm WHERE ` + whose + ` AND ` + sectionExists + `
+		GROUP BY sm.user_id, sm.lesson_id`
 }
 
 // AssignedTo returns the assignments of the user's organization meant for
@@ -98,19 +132,14 @@ func (s *Organizations) AssignedTo(ctx context.Context, userID string) ([]MyAssi
 			r.user_id IS NOT NULL AS read, coalesce(sm.checked, 0) AS checked, coalesce(sm.mastered, 0) AS mastered,
 			coalesce(sm.passed, 0) AS passed
 		FROM organization_members om
-		JOIN organization_assignments a ON a.organization_id = om.organization_id
-			AND (a.group_id IS NULL OR EXISTS (SELECT 1 FROM organization_group_members gm
-				WHERE gm.group_id = a.group_id AND gm.user_id = om.user_id))
+		JOIN organization_assignments a ON a.organization_id = om.organization_id AND `+assignedToUser("om.user_id")+`
 		LEFT JOIN paths p ON p.id = a.path_id
 		LEFT JOIN lessons al ON al.id = a.lesson_id
-		JOIN lessons l ON l.id = a.lesson_id OR l.module_id IN (SELECT id FROM modules WHERE path_id = a.path_id)
+		JOIN lessons l ON `+assignmentLessons+`
 		JOIN modules lm ON lm.id = l.module_id
 		JOIN paths lp ON lp.id = lm.path_id
 		LEFT JOIN lesson_reads r ON r.user_id = om.user_id AND r.lesson_id = l.id
-		LEFT JOIN (SELECT sm.lesson_id, count(*) AS checked, count(sm.mastered_at) AS mastered,
-				count(*) FILTER (WHERE sm.last_verdict = 'correct' OR sm.mastered_at IS NOT NULL) AS passed
-				FROM section_mastery sm WHERE sm.user_id = @user AND `+sectionExists+`
-				GROUP BY sm.lesson_id) sm ON sm.lesson_id = l.id
+		LEFT JOIN (`+sectionCounts("sm.user_id = @user")+`) sm ON sm.lesson_id = l.id
 		WHERE om.user_id = @user
 		ORDER BY a.due_on NULLS LAST, a.id, lm.position, l.position, l.id`,
 		map[string]any{"user": userID}).Scan(&rows).Error
@@ -128,8 +157,9 @@ func groupAssigned(rows []assignedRow) []MyAssignment {
 			out = append(out, MyAssignment{ID: r.ID, Title: r.Title, Language: r.TitleLanguage, DueOn: r.DueOn, CheckRequired: r.CheckRequired})
 		}
 		last := &out[len(out)-1]
-		last.Lessons = append(last.Lessons, AssignedLesson{ID: r.LessonID, Title: r.LessonTitle,
-			PathSlug: r.PathSlug, Language: r.Language, State: lessonState(r), Passed: r.Passed > 0})
+		l := r.Progress.lesson()
+		l.ID, l.Title, l.PathSlug, l.Language = r.LessonID, r.LessonTitle, r.PathSlug, r.Language
+		last.Lessons = append(last.Lessons, l)
 	}
 	return out
 }
