@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"aula/i18n"
 	"aula/models"
 )
 
@@ -34,7 +35,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// Refused at the edge, or (a path the edge missed) by PostgreSQL:
 		// either way the client sent it, and no database text is shown.
 		status, message = http.StatusBadRequest, BadTextMessage
-		ae = &APIError{Status: status, Code: CodeInvalidText, Message: errBadText.Error()}
+		if IsAPIPath(c.Request().URL.Path) {
+			ae = &APIError{Status: status, Code: CodeInvalidText, Message: i18n.In(s.ownerLang(c), BadTextMessage)}
+		}
 	case errors.Is(err, models.ErrNotFound):
 		status = http.StatusNotFound
 	case models.IsUnavailable(err):
@@ -61,4 +64,20 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if rerr := s.Pages.ErrorPage(c, status, message); rerr != nil {
 		_ = c.String(status, http.StatusText(status))
 	}
+}
+
+// ownerLang is the language of the bearer token's owner, for a refusal
+// made at the edge before the API or MCP read the token; without a valid
+// token, the request's language.
+func (s *Server) ownerLang(c echo.Context) string {
+	ctx := c.Request().Context()
+	raw, ok := BearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
+	if !ok || s.tokens == nil {
+		return i18n.Lang(ctx)
+	}
+	u, _, err := s.tokens.Authenticate(ctx, raw, s.Tutor.Now().UTC())
+	if err != nil {
+		return i18n.Lang(ctx)
+	}
+	return i18n.Normalize(u.Locale)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"gorm.io/gorm"
 
+	"aula/models"
 	"aula/tutor"
 )
 
@@ -47,11 +48,15 @@ type Server struct {
 	TrustedProxies []*net.IPNet
 	// SecureCookies means aula is served over HTTPS: HSTS is sent too.
 	SecureCookies bool
+	// tokens finds the owner of a bearer token whose request the edge
+	// refuses, to answer in their language.
+	tokens *models.Tokens
 }
 
 // New builds the Echo server: the shared middleware and routes, then
 // every door's routes.
 func New(s *Server, doors ...Door) *echo.Echo {
+	s.tokens = models.NewTokens(s.DB)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError

@@ -16,6 +16,8 @@ type Outside struct {
 	Tutor         *tutor.Service
 	Content       *models.Content
 	Conversations *models.Conversations
+	// Orgs serves the organization endpoints to their admins.
+	Orgs *models.Organizations
 }
 
 // OutsideQuestion is a question from another program, API or MCP.

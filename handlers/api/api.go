@@ -49,7 +49,8 @@ func New(db *gorm.DB, svc *tutor.Service) *App {
 		Quotas:        models.NewQuotas(db),
 		Stats:         models.NewStats(db),
 	}
-	a.Outside = &handlers.Outside{Tutor: svc, Content: a.Content, Conversations: a.Conversations}
+	a.Outside = &handlers.Outside{Tutor: svc, Content: a.Content, Conversations: a.Conversations,
+		Orgs: models.NewOrganizations(db)}
 	return a
 }
 
@@ -76,6 +77,13 @@ func (a *App) Routes(e *echo.Echo) {
 	api.POST("/checks", a.apiStartCheck)
 	api.GET("/checks/:checkId", a.apiGetCheck)
 	api.POST("/checks/:checkId/answer", a.apiAnswerCheck)
+	// An organization's admin reads its people and progress and assigns
+	// lessons (per route, not a group: a group's middleware adds catch-all routes).
+	api.GET("/org/members", a.apiOrgMembers, a.requireOrgAdmin)
+	api.GET("/org/groups", a.apiOrgGroups, a.requireOrgAdmin)
+	api.GET("/org/assignments", a.apiOrgAssignments, a.requireOrgAdmin)
+	api.POST("/org/assignments", a.apiOrgAssign, a.requireOrgAdmin)
+	api.GET("/org/assignments/:assignmentId", a.apiOrgAssignment, a.requireOrgAdmin)
 	// Anything else under /api is the API's 404, not a page of the site.
 	e.Any("/api/*", func(echo.Context) error { return handlers.ErrAPINotFound })
 }
@@ -104,22 +112,34 @@ func (a *App) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 
 // decodeJSON reads the body as one JSON value into v, whatever the
 // Content-Type says (curl -d sends a form type).
-func decodeJSON(c echo.Context, v any) error {
+func decodeJSON(c echo.Context, v any) error { return decodeBody(c, v, false) }
+
+// decodeStrict is decodeJSON refusing fields v does not have: a misspelt
+// field of a request that writes would otherwise be silently dropped.
+func decodeStrict(c echo.Context, v any) error { return decodeBody(c, v, true) }
+
+// decodeBody reads one JSON value into v; a refusal is in the language of
+// the token's owner.
+func decodeBody(c echo.Context, v any, strict bool) error {
 	dec := json.NewDecoder(c.Request().Body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	err := dec.Decode(v)
 	if err == nil && dec.More() {
 		err = errors.New("more than one JSON value")
 	}
 	var he *echo.HTTPError
+	ctx := c.Request().Context()
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &he):
 		return he // the body limit
 	case errors.Is(err, io.EOF):
-		return handlers.APIErr(http.StatusBadRequest, handlers.CodeInvalidJSON, "the request body must be a JSON object")
+		return handlers.APIErr(http.StatusBadRequest, handlers.CodeInvalidJSON, "%s", i18n.T(ctx, "api.err.json_empty"))
 	default:
-		return handlers.APIErr(http.StatusBadRequest, handlers.CodeInvalidJSON, "the request body is not valid JSON: %v", err)
+		return handlers.APIErr(http.StatusBadRequest, handlers.CodeInvalidJSON, "%s", i18n.T(ctx, "api.err.json_bad", err))
 	}
 }
 
@@ -131,7 +151,13 @@ func queryInt(c echo.Context, name string, def, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi {
-		return 0, handlers.APIErr(http.StatusUnprocessableEntity, handlers.CodeInvalidParam, "%s must be an integer from %d to %d", name, lo, hi)
+		return 0, handlers.APIErr(http.StatusUnprocessableEntity, handlers.CodeInvalidParam, "%s",
+			i18n.T(c.Request().Context(), "api.err.int_range", name, lo, hi))
 	}
 	return n, nil
+}
+
+// badCursor refuses a cursor this API did not give, in the owner's language.
+func badCursor(c echo.Context) error {
+	return handlers.APIErr(http.StatusUnprocessableEntity, handlers.CodeInvalidParam, "%s", i18n.T(c.Request().Context(), "api.err.cursor"))
 }

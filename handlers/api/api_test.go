@@ -18,13 +18,8 @@ import (
 // errorCode is the code of an API error body.
 func errorCode(t testing.TB, b []byte) string {
 	t.Helper()
-	var e struct {
-		Error struct{ Code, Message string }
-	}
-	if err := json.Unmarshal(b, &e); err != nil || e.Error.Code == "" || e.Error.Message == "" {
-		t.Fatalf("not an API error: %s", b)
-	}
-	return e.Error.Code
+	code, _ := apiError(t, b)
+	return code
 }
 
 // withFake routes tutor_chat to a fake OpenAI-compatible server.

@@ -118,7 +118,7 @@ func (a *App) apiListConversations(c echo.Context) error {
 	opt := models.ListOptions{Limit: limit, LessonID: c.QueryParam("lessonId"), Mode: c.QueryParam("mode")}
 	if cur := c.QueryParam("cursor"); cur != "" {
 		if opt.After, err = models.ParseCursor(cur); err != nil {
-			return handlers.APIErr(http.StatusUnprocessableEntity, handlers.CodeInvalidParam, "cursor is not one this API gave")
+			return badCursor(c)
 		}
 	}
 	rows, next, err := a.Conversations.List(c.Request().Context(), handlers.UserFrom(c).ID, opt)

@@ -47,8 +47,13 @@ func TestOpenAPIDocumentMatchesRoutes(t *testing.T) {
 	tok := apptest.APIToken(t, s, u.ID)
 	answer := apptest.APIJSON(t, s, tok, "POST", "/tutor/chat", map[string]any{"message": "What is a VLAN?"}, 200)
 	started := apptest.APIJSON(t, s, tok, "POST", "/checks", map[string]any{"lessonId": "vlan-basics"}, 201)
+	// The /org routes answer an organization's admin; the PRO user is refused them.
+	s.Org(t, "doc-org", "doc-admin@example.com", "doc-member@example.com")
+	adminTok := apptest.APIToken(t, s, s.UserID(t, "doc-admin@example.com"))
+	assigned := apptest.APIJSON(t, s, adminTok, "POST", "/org/assignments", map[string]any{"lessonIds": []string{"subnetting"}}, 201)
 	ids := map[string]string{"{id}": answer["conversationId"].(string), "{answerId}": answer["messageId"].(string), "{n}": "1",
-		"{checkId}": started["id"].(string)}
+		"{checkId}":      started["id"].(string),
+		"{assignmentId}": strconv.Itoa(int(assigned["items"].([]any)[0].(map[string]any)["id"].(float64)))}
 
 	resp, b := apptest.APICall(t, s, "", "GET", "/openapi.json", nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
@@ -121,7 +126,14 @@ func TestOpenAPIDocumentMatchesRoutes(t *testing.T) {
 			}
 			return resp.StatusCode
 		}
-		if st := check(tok); st >= 300 {
+		owner := tok
+		if strings.HasPrefix(path, "/org/") {
+			if st := check(tok); st != 403 {
+				t.Errorf("%s with a token of no organization's admin: %d", key, st)
+			}
+			owner = adminTok
+		}
+		if st := check(owner); st >= 300 {
 			t.Errorf("%s: the documented example answers %d", key, st)
 		}
 		if op.Security == nil || len(*op.Security) > 0 {

@@ -39,7 +39,7 @@ type App struct {
 func New(db *gorm.DB, svc *tutor.Service, log *slog.Logger) *App {
 	content, convs := models.NewContent(db), svc.Conversations()
 	return &App{Log: log, Tutor: svc, Streams: svc.Streams(), Tokens: models.NewTokens(db), Content: content,
-		Outside: &handlers.Outside{Tutor: svc, Content: content, Conversations: convs}}
+		Outside: &handlers.Outside{Tutor: svc, Content: content, Conversations: convs, Orgs: models.NewOrganizations(db)}}
 }
 
 // Routes serves the MCP server at /mcp over Streamable HTTP, stateless

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -54,12 +52,8 @@ func readAssignment(c echo.Context) (models.NewAssignment, error) {
 		return n, models.ErrAssignWhat
 	}
 	n.LessonIDs = form["lesson"]
-	if d := strings.TrimSpace(c.FormValue("due")); d != "" {
-		day, err := time.Parse(time.DateOnly, d)
-		if err != nil || day.Year() < 2000 || day.Year() > 2100 {
-			return n, models.ErrAssignDue
-		}
-		n.DueOn = &day
+	if n.DueOn, err = models.ParseDueDay(c.FormValue("due")); err != nil {
+		return n, err
 	}
 	n.CheckRequired = c.FormValue("check") != ""
 	return n, nil
@@ -69,7 +63,7 @@ func readAssignment(c echo.Context) (models.NewAssignment, error) {
 func (a *App) orgAssign(c echo.Context) error {
 	n, err := readAssignment(c)
 	if err == nil {
-		err = a.Orgs.Assign(c.Request().Context(), orgOf(c), handlers.UserFrom(c).ID, n, a.Tutor.Now())
+		_, err = a.Orgs.Assign(c.Request().Context(), orgOf(c), handlers.UserFrom(c).ID, n, a.Tutor.Now())
 	}
 	if err != nil {
 		return a.orgRefused(c, err, views.OrgHomeView{})
