@@ -243,29 +243,31 @@ func (s *Organizations) Matrix(ctx context.Context, orgID string, q MatrixQuery)
 }
 
 // MatrixEach streams the whole completion matrix for q's group and order
-// (no page: q.After and q.Limit are ignored) to row, one member at a time,
-// in at most three statements; it returns the matrix's group and columns
-// (without rows). The first error of row stops it.
-func (s *Organizations) MatrixEach(ctx context.Context, orgID string, q MatrixQuery, row func(MatrixRow) error) (*OrgMatrix, error) {
+// (no page: q.After and q.Limit are ignored), in at most three statements:
+// head gets the matrix's group and columns (no rows) before the first
+// member, then row gets each member as its cells are read. The first
+// error of either stops it; another organization's group is ErrNotFound,
+// before head is called.
+func (s *Organizations) MatrixEach(ctx context.Context, orgID string, q MatrixQuery, head func(*OrgMatrix) error, row func(MatrixRow) error) error {
 	q.After, q.Limit = "", 1
 	q, err := q.normalize()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m, err := s.matrixColumns(ctx, orgID, q.GroupID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	db := conn(ctx, s.db)
 	rows, err := db.Raw(matrixRowsSQL(q, "true", ""), matrixParams(orgID, q, nil)).Rows()
 	if err != nil {
-		return nil, fmt.Errorf("matrix rows: %w", err)
+		return fmt.Errorf("matrix rows: %w", err)
 	}
 	defer rows.Close()
-	if err := foldMatrixRows(db, rows, m.Lessons, row); err != nil {
-		return nil, err
+	if err := head(m); err != nil {
+		return err
 	}
-	return m, nil
+	return foldMatrixRows(db, rows, m.Lessons, row)
 }
 
 // foldMatrixRows reads the rows of matrixRowsSQL into members and hands

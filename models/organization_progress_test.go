@@ -171,7 +171,7 @@ func TestOrgMatrixPagesAndStream(t *testing.T) {
 			}
 		}
 		var streamed []string
-		if _, err := m.orgs.MatrixEach(ctx, m.a, q, func(r models.MatrixRow) error {
+		if err := m.orgs.MatrixEach(ctx, m.a, q, func(*models.OrgMatrix) error { return nil }, func(r models.MatrixRow) error {
 			streamed = append(streamed, r.Name)
 			return nil
 		}); err != nil {
@@ -209,7 +209,7 @@ func TestOrgMatrixRefusals(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
-	if _, err := m.orgs.MatrixEach(ctx, m.a, models.MatrixQuery{GroupID: m.blue}, nil); !errors.Is(err, models.ErrNotFound) {
+	if err := m.orgs.MatrixEach(ctx, m.a, models.MatrixQuery{GroupID: m.blue}, nil, nil); !errors.Is(err, models.ErrNotFound) {
 		t.Errorf("streaming B's group: %v", err)
 	}
 	if _, err := m.orgs.Matrix(ctx, "not-an-id", models.MatrixQuery{}); !errors.Is(err, models.ErrNotFound) {
