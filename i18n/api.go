@@ -6,6 +6,8 @@ var _ = add(map[string][2]string{
 	"api.err.json_bad":   {"The request body is not valid JSON: %s.", "El cuerpo de la solicitud no es JSON válido: %s."},
 	"api.err.int_range":  {"%s must be an integer from %d to %d.", "%s debe ser un número entero de %d a %d."},
 	"api.err.cursor":     {"cursor is not one this API gave: start again without it.", "cursor no es uno que haya dado esta API: empieza de nuevo sin él."},
+	"api.err.sort":       {"sort is name or done.", "sort es name o done."},
+	"api.err.desc":       {"desc is true or false.", "desc es true o false."},
 	"api.err.not_found":  {"Not found.", "No encontrado."},
 
 	"api.err.not_org_admin":  {"The owner of this token does not administer an organization: only an organization's admins can use /org.", "Quien tiene este token no administra ninguna organización: solo quien administra una organización puede usar /org."},

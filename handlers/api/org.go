@@ -27,13 +27,6 @@ type memberJSON struct {
 	Groups   []string  `json:"groups"`
 }
 
-// groupJSON is one of the organization's groups.
-type groupJSON struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name"`
-	Members int    `json:"members"`
-}
-
 // requireOrgAdmin lets through the tokens of an organization's admins
 // (anyone else: 403 NOT_ORGANIZATION_ADMIN) and keeps their organization.
 func (a *App) requireOrgAdmin(next echo.HandlerFunc) echo.HandlerFunc {
@@ -94,9 +87,9 @@ func (a *App) apiOrgGroups(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	items := make([]groupJSON, 0, len(rows))
+	items := make([]handlers.OrgGroupJSON, 0, len(rows))
 	for _, g := range rows {
-		items = append(items, groupJSON(g))
+		items = append(items, handlers.OrgGroupJSON(g))
 	}
 	return c.JSON(http.StatusOK, map[string]any{"items": items})
 }

@@ -48,12 +48,15 @@ func New(db *gorm.DB, svc *tutor.Service, log *slog.Logger) *App {
 func (a *App) Routes(e *echo.Echo) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "aula", Title: "aula tutor", Version: "1"},
 		&sdk.ServerOptions{Instructions: "aula's AI tutor. Use list_lessons and get_lesson to find material, then ask; " +
-			"check_understanding quizzes the user on a lesson. Questions and checks count against the user's monthly plan."})
+			"check_understanding quizzes the user on a lesson. Questions and checks count against the user's monthly plan. " +
+			"An organization's admin reads its members' progress with org_progress."})
 	sdk.AddTool(srv, &sdk.Tool{Name: "ask", Description: "Ask aula's tutor a question; the answer follows the question's language " +
 		"unless lang is given. The question and answer are kept in the user's history.", InputSchema: askSchema()}, safeTool(a, a.mcpAsk))
 	sdk.AddTool(srv, &sdk.Tool{Name: "list_lessons", Description: "List aula's lessons (id, title, summary, language, path, module)."}, safeTool(a, a.mcpListLessons))
 	sdk.AddTool(srv, &sdk.Tool{Name: "get_lesson", Description: "Read one lesson: its Markdown text and suggested questions."}, safeTool(a, a.mcpGetLesson))
 	sdk.AddTool(srv, &sdk.Tool{Name: "check_understanding", Description: checkDescription, InputSchema: checkSchema()}, safeTool(a, a.mcpCheck))
+	sdk.AddTool(srv, &sdk.Tool{Name: "org_progress", Description: orgProgressDescription, InputSchema: orgProgressSchema()},
+		safeTool(a, a.mcpOrgProgress))
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv },
 		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	protected := auth.RequireBearerToken(a.verifyMCPToken, &auth.RequireBearerTokenOptions{
