@@ -30,8 +30,14 @@ func TestREADMECurlExamples(t *testing.T) {
 	}
 	s := apptest.New(t)
 	token := apptest.APIToken(t, s, s.User(t, "readme@example.com", "a-long-password-1", models.PlanPro).ID)
+	// The organization's examples are run with its admin's token.
+	s.Org(t, "readme-org", "readme-admin@example.com", "readme-member@example.com")
+	adminToken := apptest.APIToken(t, s, s.UserID(t, "readme-admin@example.com"))
 	for _, cmd := range cmds {
 		req := curlRequest(t, cmd, map[string]string{"TOKEN": token})
+		if strings.HasPrefix(req.URL.Path, "/api/v1/org/") {
+			req = curlRequest(t, cmd, map[string]string{"TOKEN": adminToken})
+		}
 		t.Run(req.Method+" "+req.URL.RequestURI(), func(t *testing.T) {
 			req.URL.Scheme, req.URL.Host = "http", strings.TrimPrefix(s.URL, "http://")
 			resp, err := http.DefaultClient.Do(req)
