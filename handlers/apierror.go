@@ -57,6 +57,9 @@ const (
 	CodeUnknownSection = "UNKNOWN_SECTION"
 	CodeInvalidPassage = "INVALID_PASSAGE"
 	CodePassageTooLong = "PASSAGE_TOO_LONG"
+	// CodeHelpOff is a help question from a member whose organization
+	// turned help mode off.
+	CodeHelpOff = "HELP_MODE_OFF"
 )
 
 // The refusals every token-authenticated door shares.

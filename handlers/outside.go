@@ -16,7 +16,9 @@ type Outside struct {
 	Tutor         *tutor.Service
 	Content       *models.Content
 	Conversations *models.Conversations
-	// Orgs serves the organization endpoints to their admins.
+	// Orgs serve the organization endpoints to their admins, give a
+	// member's new threads their organization's teaching style and refuse
+	// them help threads when it turned help mode off.
 	Orgs *models.Organizations
 }
 
@@ -28,6 +30,9 @@ type OutsideQuestion struct {
 	Message        string
 	Seed           []tutor.Turn // a new conversation's earlier context
 	Lang           string
+	// Plan is the user's plan as authentication read it ("": not read);
+	// only a CORPORATE_USER's new thread needs their organization's policy.
+	Plan string
 	// Locale is the user's interface language as authentication read it
 	// (nil: not read); with it, a new conversation's first answer is
 	// prepared while its question is recorded.
@@ -77,14 +82,14 @@ func (a *Outside) Ask(ctx context.Context, userID string, q OutsideQuestion) (*t
 // conversation, as before.
 func (a *Outside) open(ctx context.Context, userID string, q OutsideQuestion, in *tutor.AskInput) error {
 	if len(q.Seed) > 0 {
-		conv, err := a.NewConversation(ctx, userID, q.Mode, q.LessonID, q.ModuleID, tutor.SeedTurns(q.Seed))
+		conv, err := a.NewConversation(ctx, userID, q.Plan, q.Mode, q.LessonID, q.ModuleID, tutor.SeedTurns(q.Seed))
 		if err != nil {
 			return err
 		}
 		in.ConversationID = conv.ID
 		return nil
 	}
-	conv, err := a.thread(ctx, userID, q.Mode, q.LessonID, q.ModuleID)
+	conv, err := a.thread(ctx, userID, q.Plan, q.Mode, q.LessonID, q.ModuleID)
 	if err != nil {
 		return err
 	}
@@ -98,9 +103,10 @@ func (a *Outside) open(ctx context.Context, userID string, q OutsideQuestion, in
 // NewConversation starts the conversation an outside question
 // opens: a lesson's when lessonId is given (its module is the lesson's),
 // else of mode (tutor by default), optionally about a module, with the
-// earlier context the other program brought.
-func (a *Outside) NewConversation(ctx context.Context, userID, mode, lessonID string, moduleID int64, earlier []models.ContextTurn) (*models.Conversation, error) {
-	c, err := a.thread(ctx, userID, mode, lessonID, moduleID)
+// earlier context the other program brought. plan is the user's as
+// authentication read it ("" not read).
+func (a *Outside) NewConversation(ctx context.Context, userID, plan, mode, lessonID string, moduleID int64, earlier []models.ContextTurn) (*models.Conversation, error) {
+	c, err := a.thread(ctx, userID, plan, mode, lessonID, moduleID)
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +125,10 @@ func (a *Outside) NewConversation(ctx context.Context, userID, mode, lessonID st
 // stored (models.NewThread): of mode, tutor by default or lesson when
 // lessonId is given; a module given must exist (read now) and is
 // dropped for a lesson's thread, whose module is its lesson's. Whether
-// the lesson exists is checked where the thread is stored.
-func (a *Outside) thread(ctx context.Context, userID, mode, lessonID string, moduleID int64) (*models.Conversation, error) {
+// the lesson exists is checked where the thread is stored. A member's
+// thread starts in their organization's teaching style, and a help
+// thread is refused when it turned help mode off.
+func (a *Outside) thread(ctx context.Context, userID, plan, mode, lessonID string, moduleID int64) (*models.Conversation, error) {
 	if mode == "" {
 		mode = models.ModeTutor
 		if lessonID != "" {
@@ -136,7 +144,17 @@ func (a *Outside) thread(ctx context.Context, userID, mode, lessonID string, mod
 			return nil, err
 		}
 	}
-	c, err := models.NewThread(userID, mode, lessonID, moduleID, "")
+	pol := models.DefaultPolicy()
+	if a.Orgs != nil {
+		var err error
+		if pol, err = a.Orgs.PolicyFor(ctx, userID, plan); err != nil {
+			return nil, err
+		}
+	}
+	if mode == models.ModeHelp && !pol.HelpMode {
+		return nil, APIRefusal(tutor.Refuse(models.ErrHelpModeOff))
+	}
+	c, err := models.NewThread(userID, mode, lessonID, moduleID, pol.TeachingStyle)
 	if err != nil {
 		return nil, conversationRefusal(err, lessonID)
 	}

@@ -38,6 +38,7 @@ var Refusals = map[tutor.Reason]RefusalAnswer{
 	tutor.RefusedNotContinuable: {http.StatusConflict, "ask.err.not_continue", CodeNotRetryable},
 	tutor.RefusedAnswerFull:     {http.StatusUnprocessableEntity, "ask.err.answer_full", CodeTooLong},
 	tutor.RefusedNotEditable:    {http.StatusConflict, "ask.err.not_edit", CodeNotRetryable},
+	tutor.RefusedHelpOff:        {http.StatusForbidden, "ask.err.help_off", CodeHelpOff},
 }
 
 // Refused reports whether err is the tutor refusing a question, with the

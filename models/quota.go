@@ -76,37 +76,34 @@ func (s *Quotas) Usage(ctx context.Context, userID string, now time.Time) (Quota
 	if r == nil {
 		return u, fmt.Errorf("read usage: %w", ErrNotFound)
 	}
-	u.Plan, u.Used, u.Limit = r.Plan, r.Used, PlanLimit(r.Plan)
+	u.Plan, u.Used, u.Limit = r.Plan, r.Used, r.Lim
 	return u, nil
 }
 
 // reserveQuota counts one question for the period now falls in, or
-// returns a *QuotaError when the plan's limit is reached; call it inside
-// the transaction that records the question (see WithTx). The conditional
+// returns a *QuotaError when the user's limit is reached (their plan's,
+// or their organization's cap: see limitSQL); call it inside the
+// transaction that records the question (see WithTx). The conditional
 // upsert is the whole race guard: concurrent reservations queue on the
 // plan_usage row and each re-checks the committed count. Unlimited plans
 // are counted too, for the dashboards.
 func reserveQuota(ctx context.Context, db *gorm.DB, userID string, now time.Time) (period time.Time, err error) {
-	var plan string
-	if err := conn(ctx, db).Raw(`SELECT plan FROM users WHERE id = ?`, userID).Row().Scan(&plan); err != nil {
-		return Period(now), fmt.Errorf("reserve quota: read plan: %w", notFound(err))
-	}
-	return reservePlanQuota(ctx, db, userID, plan, now)
-}
-
-// reservePlanQuota is reserveQuota for a user whose plan the caller read
-// in the same transaction.
-func reservePlanQuota(ctx context.Context, db *gorm.DB, userID, plan string, now time.Time) (period time.Time, err error) {
 	period = Period(now)
 	tx := conn(ctx, db)
-	limit := PlanLimit(plan)
+	var r struct {
+		Plan string
+		Lim  int
+	}
+	if err := tx.Raw(`SELECT u.plan, `+limitSQL("u")+` AS lim FROM users u WHERE u.id = ?`, userID).Take(&r).Error; err != nil {
+		return period, fmt.Errorf("reserve quota: read plan: %w", notFound(err))
+	}
 	var used int
 	err = tx.Raw(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 1)
 		ON CONFLICT (user_id, period) DO UPDATE SET questions = plan_usage.questions + 1
 		WHERE ? = 0 OR plan_usage.questions < ?
-		RETURNING questions`, userID, period, limit, limit).Row().Scan(&used)
+		RETURNING questions`, userID, period, r.Lim, r.Lim).Row().Scan(&used)
 	if errors.Is(err, sql.ErrNoRows) { // the upsert's WHERE refused: the limit is reached
-		return period, quotaRefusal(tx, userID, plan, now)
+		return period, quotaRefusal(tx, userID, r.Plan, now)
 	}
 	if err != nil {
 		return period, fmt.Errorf("reserve quota: %w", err)
@@ -114,13 +111,20 @@ func reservePlanQuota(ctx context.Context, db *gorm.DB, userID, plan string, now
 	return period, nil
 }
 
+// count is a user's questions this month and their limit (0: unlimited).
+type count struct{ used, limit int }
+
+// quotaOf is the count of used questions out of limit.
+func quotaOf(used, limit int) count { return count{used: used, limit: limit} }
+
 // quotaRefusal is the *QuotaError of a user whose reservation the
-// plan_usage upsert refused, with the count it holds.
+// plan_usage upsert refused, with the count it holds and their limit.
 func quotaRefusal(tx *gorm.DB, userID, plan string, now time.Time) error {
-	var used int
-	_ = tx.Raw(`SELECT questions FROM plan_usage WHERE user_id = ? AND period = ?`, userID, Period(now)).
-		Row().Scan(&used)
-	return &QuotaError{Plan: plan, Used: used, Limit: PlanLimit(plan), ResetAt: NextPeriod(now)}
+	var c struct{ Used, Lim int }
+	_ = tx.Raw(`SELECT coalesce(p.questions, 0) AS used, `+limitSQL("u")+` AS lim
+		FROM users u LEFT JOIN plan_usage p ON p.user_id = u.id AND p.period = ? WHERE u.id = ?`, Period(now), userID).
+		Take(&c).Error
+	return &QuotaError{Plan: plan, Used: c.Used, Limit: c.Lim, ResetAt: NextPeriod(now)}
 }
 
 // Refund gives back the question counted for an assistant message, once:

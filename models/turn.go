@@ -101,10 +101,14 @@ func (s *Messages) BeginTurn(ctx context.Context, in TurnInput) (*Turn, error) {
 // turnRow is what the turn statement returns: the conversation locked
 // (c0), whether a question was reserved (used), and what was written.
 type turnRow struct {
-	Found      bool
-	Plan       string
-	Locale     string
-	Used       *int
+	Found  bool
+	Plan   string
+	Locale string
+	Used   *int
+	// Lim is the user's monthly limit (0: unlimited), HelpOff a help
+	// question their organization refuses (nothing written).
+	Lim        int
+	HelpOff    bool
 	HasContext bool
 	Conversation
 	QuestionID *string
@@ -115,7 +119,7 @@ type turnRow struct {
 // guard), takes two sequence numbers, and inserts the question and the
 // answer to be written under this process's lease.
 var recordTurnSQL = `WITH c0 AS (
-		SELECT c.id, u.plan, u.locale, ` + planLimitSQL("u.plan") + ` AS lim
+		SELECT c.id, u.plan, u.locale, ` + limitSQL("u") + ` AS lim, ` + helpOffSQL("u", "c.mode") + ` AS help_off
 		FROM conversations c JOIN users u ON u.id = c.user_id
 		WHERE c.id = @cid AND c.user_id = @uid AND c.deleted_at IS NULL AND c.mode <> 'check'
 		FOR UPDATE OF c
@@ -128,17 +132,19 @@ var recordTurnSQL = `WITH c0 AS (
 		          conversations.created_at, last_activity_at
 	), ` + writeTurnSQL("c.next_seq - 2", "c.next_seq - 1") + `
 	SELECT c0.id IS NOT NULL AS found, coalesce(c0.plan, '') AS plan, coalesce(c0.locale, '') AS locale, (SELECT questions FROM q) AS used,
+	       coalesce(c0.lim, 0) AS lim, coalesce(c0.help_off, false) AS help_off,
 	       EXISTS (SELECT 1 FROM context_turns WHERE conversation_id = @cid AND user_id = @uid) AS has_context,
 	       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
 	       c.last_activity_at, (SELECT id FROM qm) AS question_id
 	FROM (SELECT 1) one LEFT JOIN c0 ON true LEFT JOIN c ON true`
 
 // reserveQuestionSQL is the single statements' reservation of a
-// question for the user c0 found: the upsert's WHERE re-checks the
+// question for the user c0 found (none for a help question their
+// organization refuses, c0.help_off): the upsert's WHERE re-checks the
 // committed count under the plan_usage row's lock, the whole race guard
 // of the quota; no row comes back when none is left.
 const reserveQuestionSQL = `q AS (
-		INSERT INTO plan_usage AS p (user_id, period, questions) SELECT @uid, @period, 1 FROM c0
+		INSERT INTO plan_usage AS p (user_id, period, questions) SELECT @uid, @period, 1 FROM c0 WHERE NOT c0.help_off
 		ON CONFLICT (user_id, period) DO UPDATE SET questions = p.questions + 1
 		WHERE (SELECT lim FROM c0) = 0 OR p.questions < (SELECT lim FROM c0)
 		RETURNING p.questions
@@ -177,24 +183,26 @@ func recordTurn(tx *gorm.DB, in TurnInput) (*Turn, error) {
 	switch {
 	case !r.Found:
 		return nil, in.missing()
+	case r.HelpOff:
+		return nil, ErrHelpModeOff
 	case r.Used == nil:
 		return nil, quotaRefusal(tx, in.UserID, r.Plan, in.Now)
 	case r.QuestionID == nil:
 		return nil, fmt.Errorf("record question: the conversation changed while it was locked")
 	}
-	return newTurn(in, r.Conversation, *r.QuestionID, r.Locale, r.HasContext, r.Plan, *r.Used), nil
+	return newTurn(in, r.Conversation, *r.QuestionID, r.Locale, r.HasContext, r.Plan, quotaOf(*r.Used, r.Lim)), nil
 }
 
 // newTurn is the Turn of a recorded question, c being the conversation
 // just after its two messages (they hold the seqs before c.NextSeq), the
-// user on plan with used questions counted this month.
-func newTurn(in TurnInput, c Conversation, questionID, locale string, hasContext bool, plan string, used int) *Turn {
+// user on plan with q.used of q.limit questions counted this month.
+func newTurn(in TurnInput, c Conversation, questionID, locale string, hasContext bool, plan string, q count) *Turn {
 	period := Period(in.Now)
 	if len(in.Metadata) == 0 {
 		in.Metadata = JSON("{}")
 	}
 	t := &Turn{Conversation: c, QuotaPeriod: period, Locale: locale, HasContext: hasContext,
-		Usage: QuotaUsage{Plan: plan, Period: period, Used: used, Limit: PlanLimit(plan), ResetAt: NextPeriod(in.Now)}}
+		Usage: QuotaUsage{Plan: plan, Period: period, Used: q.used, Limit: q.limit, ResetAt: NextPeriod(in.Now)}}
 	t.User = Message{ID: questionID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 2, Role: RoleUser,
 		Content: in.Content, Status: StatusComplete, Metadata: in.Metadata, CreatedAt: in.Now, CompletedAt: &in.Now}
 	t.Assistant = Message{ID: in.AssistantID, ConversationID: c.ID, UserID: in.UserID, Seq: c.NextSeq - 1,

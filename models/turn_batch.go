@@ -64,8 +64,8 @@ type turnLine struct {
 
 // recordTurnsSQL records many asks in one statement (see above): c0
 // locks the conversations, ok keeps the asks whose conversation is
-// theirs (or, for an ask opening one, whose lesson exists) and ranks
-// each user's, pu locks their plan_usage rows, a says how many of each
+// theirs (or, for an ask opening one, whose lesson exists), that are
+// no help question their organization refuses, and ranks each user's, pu locks their plan_usage rows, a says how many of each
 // user's asks are admitted, g ranks the admitted asks in their
 // conversation, c advances the existing conversations and nc inserts
 // the admitted asks' new ones (next_seq 2: their question and answer
@@ -76,17 +76,18 @@ var recordTurnsSQL = `WITH req AS MATERIALIZED (
 			title text, content text, meta jsonb, aid uuid, owner text, ttl bigint,
 			opens bool, mode text, style text, lesson text, module bigint)
 	), c0 AS MATERIALIZED (
-		SELECT c.id, c.user_id FROM conversations c
+		SELECT c.id, c.user_id, c.mode FROM conversations c
 		WHERE c.deleted_at IS NULL AND c.mode <> 'check'
 		  AND EXISTS (SELECT 1 FROM req WHERE req.cid = c.id AND req.uid = c.user_id AND NOT req.opens)
 		ORDER BY c.id FOR UPDATE OF c
 	), ok AS MATERIALIZED (
-		SELECT req.*, u.plan, u.locale, ` + planLimitSQL("u.plan") + ` AS lim, coalesce(req.module, l.module_id) AS lmod,
+		SELECT req.*, u.plan, u.locale, ` + limitSQL("u") + ` AS lim, coalesce(req.module, l.module_id) AS lmod,
 		       row_number() OVER (PARTITION BY req.uid, req.period ORDER BY req.i) AS ur
 		FROM req JOIN users u ON u.id = req.uid
 		LEFT JOIN c0 ON NOT req.opens AND c0.id = req.cid AND c0.user_id = req.uid
 		LEFT JOIN lessons l ON req.opens AND l.id = req.lesson
 		WHERE CASE WHEN req.opens THEN req.lesson IS NULL OR l.id IS NOT NULL ELSE c0.id IS NOT NULL END
+		  AND NOT ` + helpOffSQL("u", "CASE WHEN req.opens THEN req.mode ELSE c0.mode END") + `
 	), pu AS MATERIALIZED (
 		SELECT p.user_id, p.period, p.questions FROM plan_usage p
 		WHERE EXISTS (SELECT 1 FROM ok WHERE ok.uid = p.user_id AND ok.period = p.period)
@@ -140,7 +141,7 @@ var recordTurnsSQL = `WITH req AS MATERIALIZED (
 			owner, now() + ttl * interval '1 millisecond' FROM gs
 	)
 	SELECT req.i, ok.i IS NOT NULL AS found, coalesce(ok.plan, '') AS plan, coalesce(ok.locale, '') AS locale,
-	       coalesce(a.existed OR ins.user_id IS NOT NULL, false) AS settled, coalesce(a.old + a.n, 0) AS used,
+	       coalesce(a.existed OR ins.user_id IS NOT NULL, false) AS settled, coalesce(a.old + a.n, 0) AS used, coalesce(a.lim, 0) AS lim,
 	       gs.seq, qm.id AS question_id,
 	       gs.i IS NOT NULL AND NOT req.opens
 	         AND EXISTS (SELECT 1 FROM context_turns t WHERE t.conversation_id = req.cid AND t.user_id = req.uid) AS has_context,
@@ -161,6 +162,7 @@ type turnsRow struct {
 	Locale     string
 	Settled    bool
 	Used       int
+	Lim        int
 	Seq        *int
 	QuestionID *string
 	HasContext bool
@@ -181,7 +183,9 @@ func (s *Messages) recordTurnBatch(ctx context.Context, ins []TurnInput) ([]*Tur
 		}
 	} else {
 		for i, r := range rows {
-			if r.Found && !r.Settled {
+			// Not found, or a help question the user's organization
+			// refuses: the single statement says which.
+			if !r.Found || !r.Settled {
 				alone = append(alone, i)
 				continue
 			}
@@ -234,7 +238,7 @@ func (r turnsRow) turn(in TurnInput) (*Turn, error) {
 	case !r.Found:
 		return nil, in.missing()
 	case r.Seq == nil:
-		return nil, &QuotaError{Plan: r.Plan, Used: r.Used, Limit: PlanLimit(r.Plan), ResetAt: NextPeriod(in.Now)}
+		return nil, &QuotaError{Plan: r.Plan, Used: r.Used, Limit: r.Lim, ResetAt: NextPeriod(in.Now)}
 	case r.QuestionID == nil:
 		return nil, fmt.Errorf("record question: the conversation changed while it was locked")
 	}
@@ -242,5 +246,5 @@ func (r turnsRow) turn(in TurnInput) (*Turn, error) {
 	// The caller sees its conversation as the single statement shows it:
 	// just after its own two messages.
 	c.NextSeq = *r.Seq + 2
-	return newTurn(in, c, *r.QuestionID, r.Locale, r.HasContext, r.Plan, r.Used), nil
+	return newTurn(in, c, *r.QuestionID, r.Locale, r.HasContext, r.Plan, quotaOf(r.Used, r.Lim)), nil
 }

@@ -34,7 +34,7 @@ func NewThread(userID, mode, lessonID string, moduleID int64, style string) (*Co
 // other's rows, so the messages take seqs 0 and 1 and the conversation
 // next_seq 2 without reading anything back.
 var openTurnSQL = `WITH c0 AS (
-		SELECT u.id, u.plan, u.locale, ` + planLimitSQL("u.plan") + ` AS lim, coalesce(CAST(@module AS bigint), l.module_id) AS module_id
+		SELECT u.id, u.plan, u.locale, ` + limitSQL("u") + ` AS lim, ` + helpOffSQL("u", "CAST(@mode AS text)") + ` AS help_off, coalesce(CAST(@module AS bigint), l.module_id) AS module_id
 		FROM users u LEFT JOIN lessons l ON l.id = CAST(@lesson AS text)
 		WHERE u.id = @uid AND (CAST(@lesson AS text) IS NULL OR l.id IS NOT NULL)
 	), ` + reserveQuestionSQL + `, c AS (
@@ -43,7 +43,8 @@ var openTurnSQL = `WITH c0 AS (
 		RETURNING id, user_id, title, mode, style, lesson_id, module_id, next_seq, created_at, last_activity_at
 	), ` + writeTurnSQL("0", "1") + `
 	SELECT c0.id IS NOT NULL AS found, coalesce(c0.plan, '') AS plan, coalesce(c0.locale, '') AS locale,
-	       (SELECT questions FROM q) AS used, false AS has_context,
+	       (SELECT questions FROM q) AS used, coalesce(c0.lim, 0) AS lim, coalesce(c0.help_off, false) AS help_off,
+	       false AS has_context,
 	       c.id, c.user_id, c.title, c.mode, c.style, c.lesson_id, c.module_id, c.next_seq, c.created_at,
 	       c.last_activity_at, (SELECT id FROM qm) AS question_id
 	FROM (SELECT 1) one LEFT JOIN c0 ON true LEFT JOIN c ON true`

@@ -44,6 +44,9 @@ type PromptInput struct {
 	Sources []Source // retrieved chunks, best first
 	Guide   Guide
 	Budget  int // lesson characters; 0 means DefaultLessonBudget
+	// Guard is the knowledge check open on the lesson whose answers the
+	// tutor must not give (nil: none), see models.Policy.GuideDuringChecks.
+	Guard *models.CheckGuard
 }
 
 // Prompt is the built system prompt and what it showed the model.
@@ -78,6 +81,7 @@ func BuildPrompt(in PromptInput) Prompt {
 			"accurately and concretely; when one of the aula lessons below helps, mention it.\n")
 	}
 	b.WriteString(styleInstructions(in.Style, in.Guide))
+	writeGuard(&b, in.Guard)
 	b.WriteString(langInstruction(in.Lang))
 
 	switch {
@@ -199,6 +203,33 @@ func styleInstructions(style string, g Guide) string {
 	default:
 		return "Style: guided (Socratic). Do not give the answer yet: reply with one guiding question or a small hint " +
 			"that points the student to the next step.\n"
+	}
+}
+
+// guardQuestions and guardQuestionChars bound the check's questions a
+// guarded prompt lists.
+const (
+	guardQuestions     = 10
+	guardQuestionChars = 300
+)
+
+// writeGuard tells the model that a knowledge check on the lesson is open
+// and its answers are not to be given, whatever the student asks or the
+// style they chose; g nil writes nothing.
+func writeGuard(b *strings.Builder, g *models.CheckGuard) {
+	if g == nil {
+		return
+	}
+	b.WriteString("Guide only: the student has a knowledge check on this lesson open, and their organization " +
+		"asks the tutor only to guide while it is. Whatever the student asks, and whichever style they chose, " +
+		"do not give, confirm or correct the answers to the check's questions and do not solve them: reply with " +
+		"a guiding question or a small hint that points to the section of the lesson to reread.\n")
+	if len(g.Questions) == 0 {
+		return
+	}
+	b.WriteString("The check's questions so far:\n")
+	for _, q := range g.Questions[max(len(g.Questions)-guardQuestions, 0):] {
+		fmt.Fprintf(b, "- %s\n", strings.Join(strings.Fields(clipRunes(q, guardQuestionChars)), " "))
 	}
 }
 

@@ -40,7 +40,10 @@ type Receipt struct {
 	// also among Citations, cited): nil for a question about no passage.
 	Passage   *Citation `json:"passage,omitempty"`
 	Truncated bool      `json:"truncated,omitempty"`
-	Error     string    `json:"error,omitempty"`
+	// CheckOpen says the answer only guided: a knowledge check on the
+	// lesson was open and the student's organization guides only then.
+	CheckOpen bool   `json:"checkOpen,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // ParseReceipt decodes an answer's metadata; an empty or foreign value gives a zero Receipt.

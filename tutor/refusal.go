@@ -37,6 +37,9 @@ const (
 	RefusedAnswerFull Reason = "answer_full"
 	// RefusedNotEditable is an edit of a question not the last answered one.
 	RefusedNotEditable Reason = "not_editable"
+	// RefusedHelpOff is a help question from a member whose organization
+	// turned help mode off.
+	RefusedHelpOff Reason = "help_off"
 )
 
 // Refusal is a question the engine will not take, with what the student
@@ -87,9 +90,15 @@ func asRefusal(err error) error {
 		return refused(RefusedAnswerFull, err)
 	case errors.Is(err, models.ErrNotEditable):
 		return refused(RefusedNotEditable, err)
+	case errors.Is(err, models.ErrHelpModeOff):
+		return refused(RefusedHelpOff, err)
 	}
 	return err
 }
+
+// Refuse is the refusal a door answers for a store's refusal err (the
+// quota, help mode off, …); other errors come back as they are.
+func Refuse(err error) error { return asRefusal(err) }
 
 // CheckQuestion trims a question and refuses it when it is empty (and
 // has no attachment) or too long; the fronts that must refuse before

@@ -24,12 +24,17 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 		l, err := s.retr.Lesson(ctx, *conv.LessonID)
 		return lessonRead{l, err}
 	})
+	guard := soon(early && lessonThread(conv), func() guardRead { return s.guardOf(ctx, j) })
 	hist, err := s.history(ctx, j)
 	if err != nil {
 		return Request{}, Receipt{}, err
 	}
 	lang := s.answerLang(ctx, j)
-	guide := NextGuide(conv.Style, j.plain, lastReceipt(hist.Recent))
+	g := guard()
+	if g.err != nil {
+		return Request{}, Receipt{}, g.err
+	}
+	style, guide := guided(conv.Style, j.plain, hist.Recent, g.guard)
 
 	query, method := s.condense(retrievalText(j), hist.Recent)
 	scope := Scope{Mode: conv.Mode, Lang: lang}
@@ -43,7 +48,8 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 	if err != nil {
 		return Request{}, Receipt{}, err
 	}
-	in := PromptInput{Mode: conv.Mode, Style: conv.Style, Lang: lang, Sources: hits, Guide: guide, Budget: s.cfg.LessonBudget}
+	in := PromptInput{Mode: conv.Mode, Style: style, Lang: lang, Sources: hits, Guide: guide, Budget: s.cfg.LessonBudget,
+		Guard: g.guard}
 	if scope.LessonID != "" {
 		r := lesson()
 		if r.err != nil && !errors.Is(r.err, models.ErrNotFound) {
@@ -56,8 +62,8 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 	}
 	p := BuildPrompt(in)
 	r := Receipt{RetrievalQuery: query, CondenseMethod: method, TurnsSent: len(hist.Turns), TurnsOmitted: hist.Omitted, Clipped: hist.Clipped,
-		Lang: lang, Style: conv.Style, Mode: conv.Mode, HintLevel: guide.HintLevel, FullAnswer: guide.FullAnswer,
-		Citations: citations(p.Sources)}
+		Lang: lang, Style: style, Mode: conv.Mode, HintLevel: guide.HintLevel, FullAnswer: guide.FullAnswer,
+		Citations: citations(p.Sources), CheckOpen: g.guard != nil}
 	if in.Lesson != nil {
 		r.LessonID = in.Lesson.ID
 		r.LessonWhole = p.LessonWhole
@@ -65,7 +71,41 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 	r.Passage = passageCitation(r.Citations, in.Passage)
 	req := Request{System: p.System, History: hist.Turns, Question: j.question, Lang: lang, Mode: conv.Mode, Sources: p.Sources,
 		Partial: continueTail(j.partial)}
+	if g.guard != nil {
+		req.Style = style // the offline tutor reads it from the request: it hints too
+	}
 	return req, r, nil
+}
+
+// guardRead is the open check guarding a lesson thread's answer (nil:
+// none), or why it could not be read.
+type guardRead struct {
+	guard *models.CheckGuard
+	err   error
+}
+
+// guardOf reads whether the student's organization holds the answer of
+// j's lesson thread to guiding only, a check on the lesson being open
+// (models.Policy.GuideDuringChecks); other threads have no guard.
+func (s *Service) guardOf(ctx context.Context, j *job) guardRead {
+	if !lessonThread(j.conv) {
+		return guardRead{}
+	}
+	g, err := s.checks.GuardOf(ctx, j.answer.UserID, *j.conv.LessonID)
+	return guardRead{g, err}
+}
+
+// guided is the style and the guide step of an answer in a thread of
+// style, after the recent messages: while a check guards the lesson
+// (g), the guide style whatever the thread's, and hints only (the
+// worked answer waits for the check to end).
+func guided(style, question string, recent []models.Message, g *models.CheckGuard) (string, Guide) {
+	if g == nil {
+		return style, NextGuide(style, question, lastReceipt(recent))
+	}
+	guide := NextGuide(models.StyleGuide, question, lastReceipt(recent))
+	guide.FullAnswer = false
+	return models.StyleGuide, guide
 }
 
 // history is the job's window of earlier turns.

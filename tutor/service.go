@@ -165,7 +165,7 @@ func (s *Service) Ask(ctx context.Context, in AskInput) (*AskResult, error) {
 		if errors.Is(err, ErrQuotaExceeded) {
 			s.noteOverQuota(in.UserID)
 		}
-		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) {
+		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) || errors.Is(err, models.ErrHelpModeOff) {
 			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("ask: %w", err)

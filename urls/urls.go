@@ -377,3 +377,6 @@ func OrgAssignments() string { return "/org/assignments" }
 func OrgAssignmentDelete(id int64) string {
 	return OrgAssignments() + "/" + strconv.FormatInt(id, 10) + "/delete"
 }
+
+// OrgSettings is the organization's tutor policy (GET form, POST save).
+func OrgSettings() string { return "/org/settings" }

@@ -107,6 +107,9 @@ type ChatView struct {
 	Form     AskForm
 	Refresh  bool       // an answer is still being written: refresh without JavaScript
 	Check    *CheckView // the active thread is a knowledge check
+	// NoHelp: the member's organization turned help mode off, so no help
+	// thread is offered.
+	NoHelp bool
 }
 
 // PanelView is the tutor panel beside a lesson.

@@ -153,8 +153,9 @@ func (a *App) apiCreateConversation(c echo.Context) error {
 		module = *b.ModuleID
 	}
 	ctx := c.Request().Context()
-	uid := handlers.UserFrom(c).ID
-	conv, err := a.Outside.NewConversation(ctx, uid, b.Mode, b.LessonID, module, nil)
+	u := handlers.UserFrom(c)
+	uid := u.ID
+	conv, err := a.Outside.NewConversation(ctx, uid, u.Plan, b.Mode, b.LessonID, module, nil)
 	if err != nil {
 		return err
 	}

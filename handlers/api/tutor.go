@@ -65,7 +65,7 @@ func (a *App) ask(c echo.Context, u *models.User) (*tutor.AskResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	q.Locale = &u.Locale
+	q.Locale, q.Plan = &u.Locale, u.Plan
 	return a.Outside.Ask(c.Request().Context(), u.ID, q)
 }
 

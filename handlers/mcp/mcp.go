@@ -132,7 +132,7 @@ func (a *App) mcpAsk(ctx context.Context, req *sdk.CallToolRequest, in askArgs) 
 		return nil, askOutput{}, handlers.APIErr(http.StatusUnprocessableEntity, handlers.CodeLessonRequired, "mode lesson needs a lessonId")
 	}
 	res, err := a.Outside.Ask(ctx, uid, handlers.OutsideQuestion{Mode: in.Mode, LessonID: in.LessonID, Message: in.Question,
-		Seed: mcpHistory(in.History), Lang: in.Lang})
+		Seed: mcpHistory(in.History), Lang: in.Lang, Plan: mcpUserRecord(ctx, req).Plan})
 	if err != nil {
 		return nil, askOutput{}, err
 	}

@@ -64,7 +64,11 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 		activeID = conv.ID
 	}
 	v := views.ChatView{Active: conv}
-	var err error
+	pol, err := a.Orgs.PolicyFor(ctx, u.ID, u.Plan)
+	if err != nil {
+		return err
+	}
+	v.NoHelp = !pol.HelpMode
 	if v.Threads, v.MoreURL, v.More, err = a.threadList(c, activeID); err != nil {
 		return err
 	}
@@ -151,9 +155,18 @@ func (a *App) createConversation(c echo.Context) error {
 	if !models.ValidMode(mode) || (mode == models.ModeLesson && lessonID == "") {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "mode must be lesson (with lesson_id), tutor or help")
 	}
+	// A member's organization may turn help threads off, and gives their
+	// new threads its teaching style.
+	pol, err := a.Orgs.PolicyFor(ctx, u.ID, u.Plan)
+	if err != nil {
+		return err
+	}
+	if mode == models.ModeHelp && !pol.HelpMode {
+		return echo.NewHTTPError(http.StatusForbidden, t(c, "ask.err.help_off"))
+	}
 	conv, err := a.Conversations.ReuseEmpty(ctx, u.ID, mode, lessonID)
 	if errors.Is(err, models.ErrNotFound) {
-		conv, err = a.Conversations.Create(ctx, u.ID, mode, lessonID, 0, "")
+		conv, err = a.Conversations.Create(ctx, u.ID, mode, lessonID, 0, pol.TeachingStyle)
 	}
 	if err != nil {
 		return err

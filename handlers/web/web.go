@@ -217,6 +217,7 @@ func (a *App) orgRoutes(site *echo.Group) {
 	org.POST("/invitations", a.orgInvite)
 	org.POST("/invitations/:id/resend", a.orgResendInvitation)
 	form(org, "/invitations/:id/cancel", a.orgCancelInvitationConfirm, a.orgCancelInvitation)
+	form(org, "/settings", a.orgSettings, a.orgSaveSettings)
 }
 
 // adminRoutes registers the admin pages. Under /admin everyone else gets
