@@ -163,13 +163,25 @@ func (p *Post) Test(ctx context.Context, address, lang string) error {
 // (an admin sent it), and addressed by email since the person may have no
 // account yet.
 func (p *Post) Invitation(address, lang, orgName, token, expires string) error {
+	return p.invitation("mail.invite", address, lang, orgName, token, expires)
+}
+
+// AdminInvitation invites address to administer orgName (a SUPER_ADMIN
+// named its admin by email), as Invitation does.
+func (p *Post) AdminInvitation(address, lang, orgName, token, expires string) error {
+	return p.invitation("mail.admin_invite", address, lang, orgName, token, expires)
+}
+
+// invitation sends an invitation letter whose subject, body and action
+// are the keys under prefix.
+func (p *Post) invitation(prefix, address, lang, orgName, token, expires string) error {
 	if !p.Enabled() {
 		return nil
 	}
 	lang = i18n.Normalize(lang)
 	l := letter{Lang: lang, Greeting: i18n.In(lang, "mail.invite_greeting"), Signature: i18n.In(lang, "mail.signature"),
-		Paragraphs: []string{i18n.In(lang, "mail.invite_body", orgName), i18n.In(lang, "mail.invite_expires", expires),
+		Paragraphs: []string{i18n.In(lang, prefix+"_body", orgName), i18n.In(lang, "mail.invite_expires", expires),
 			i18n.In(lang, "mail.invite_ignore")}}
-	l.ActionText, l.ActionURL = i18n.In(lang, "mail.invite_action", orgName), p.baseURL+urls.JoinInvite(token)
-	return p.queue(address, i18n.In(lang, "mail.invite_subject", orgName), l)
+	l.ActionText, l.ActionURL = i18n.In(lang, prefix+"_action", orgName), p.baseURL+urls.JoinInvite(token)
+	return p.queue(address, i18n.In(lang, prefix+"_subject", orgName), l)
 }

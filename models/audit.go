@@ -30,7 +30,9 @@ func NewAudit(db *gorm.DB) *Audit { return &Audit{db: db} }
 // and to what, in one transaction. An unknown plan is ErrUnknownPlan and
 // an unknown user ErrNotFound, with nothing changed; setting the plan the
 // user already has changes nothing and records nothing (nil, nil).
-// Demoting the last SUPER_ADMIN is ErrLastSuperAdmin.
+// Demoting the last SUPER_ADMIN is ErrLastSuperAdmin; a plan that
+// disagrees with membership is ErrPlanFollowsOrg or ErrCorporateNeedsOrg
+// (Organizations.ChangePlan routes a member's corporate plan to their role).
 func (s *Audit) ChangePlan(ctx context.Context, adminID, userID, plan string, now time.Time) (*PlanChange, error) {
 	return changePlan(ctx, s.db, adminID, userID, plan, now)
 }
@@ -56,12 +58,17 @@ func changePlan(ctx context.Context, db *gorm.DB, adminID, userID, plan string, 
 			return err
 		}
 		var from, email string
-		err = tx.Raw(`SELECT plan, email FROM users WHERE id = ? FOR UPDATE`, userID).Row().Scan(&from, &email)
+		var role *string
+		err = tx.Raw(`SELECT u.plan, u.email, m.role FROM users u LEFT JOIN organization_members m ON m.user_id = u.id
+			WHERE u.id = ? FOR UPDATE OF u`, userID).Row().Scan(&from, &email, &role)
 		if err != nil {
 			return fmt.Errorf("read plan: %w", notFound(err))
 		}
 		if from == plan {
 			return nil
+		}
+		if err := planFitsMembership(plan, role); err != nil {
+			return err
 		}
 		if from == PlanSuperAdmin && len(admins) <= 1 {
 			return ErrLastSuperAdmin

@@ -38,6 +38,9 @@ type Organization struct {
 	UpdatedAt time.Time
 	// Members is how many belong now (read with the organization, not a column).
 	Members int `gorm:"->;-:migration"`
+	// Admins is how many of them administer it: 0 once the only admin
+	// deleted their account, for a SUPER_ADMIN to name another.
+	Admins int `gorm:"->;-:migration"`
 }
 
 // NewOrganization is what a SUPER_ADMIN types to create an organization.
@@ -76,7 +79,8 @@ func NewOrganizations(db *gorm.DB) *Organizations { return &Organizations{db: db
 
 // orgColumns reads an organization with its member count.
 const orgColumns = `o.id, o.name, o.slug, o.seats, o.created_at, o.updated_at,
-	(SELECT count(*) FROM organization_members m WHERE m.organization_id = o.id) AS members`
+	(SELECT count(*) FROM organization_members m WHERE m.organization_id = o.id) AS members,
+	(SELECT count(*) FROM organization_members m WHERE m.organization_id = o.id AND m.role = 'admin') AS admins`
 
 // Create inserts an organization; a slug in use is ErrOrgSlugTaken.
 func (s *Organizations) Create(ctx context.Context, n NewOrganization, now time.Time) (*Organization, error) {

@@ -84,7 +84,7 @@ func (s *Organizations) Invite(ctx context.Context, byID, orgID string, rows []I
 				refused = append(refused, r)
 				continue
 			}
-			inv, err := s.insertInvitation(ctx, byID, orgID, r, now)
+			inv, err := s.insertInvitation(ctx, byID, orgID, RoleMember, r, now)
 			if err != nil {
 				return err
 			}
@@ -145,7 +145,8 @@ func (s *Organizations) inviteable(ctx context.Context, orgID, email string, now
 	return tx.Exec(`UPDATE organization_invitations SET canceled_at = ? WHERE id = ?`, now, pending[0].ID).Error
 }
 
-func (s *Organizations) insertInvitation(ctx context.Context, byID, orgID string, r Invitee, now time.Time) (*Sent, error) {
+// insertInvitation records an invitation with role for row r and returns it with its token.
+func (s *Organizations) insertInvitation(ctx context.Context, byID, orgID, role string, r Invitee, now time.Time) (*Sent, error) {
 	var by *string
 	if validID(byID) {
 		by = &byID
@@ -154,7 +155,7 @@ func (s *Organizations) insertInvitation(ctx context.Context, byID, orgID string
 	err := conn(ctx, s.db).Raw(`INSERT INTO organization_invitations
 		(organization_id, email, locale, role, token_hash, invited_by, created_at, sent_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+invitationColumns,
-		orgID, r.Email, r.Locale, RoleMember, hashToken(out.Token), by, now, now, now.Add(InvitationLife)).
+		orgID, r.Email, r.Locale, role, hashToken(out.Token), by, now, now, now.Add(InvitationLife)).
 		Scan(&out.Invitation).Error
 	if err != nil {
 		return nil, fmt.Errorf("insert invitation: %w", err)
@@ -165,12 +166,20 @@ func (s *Organizations) insertInvitation(ctx context.Context, byID, orgID string
 // PendingInvitations pages through the organization's invitations neither
 // accepted nor canceled (expired ones too, to resend), oldest first.
 func (s *Organizations) PendingInvitations(ctx context.Context, orgID string, after *TimeCursor, limit int) ([]Invitation, *TimeCursor, error) {
+	return s.pendingInvitations(ctx, orgID, "", after, limit)
+}
+
+// pendingInvitations is PendingInvitations of one role ("" for every role).
+func (s *Organizations) pendingInvitations(ctx context.Context, orgID, role string, after *TimeCursor, limit int) ([]Invitation, *TimeCursor, error) {
 	if !validID(orgID) {
 		return nil, nil, ErrNotFound
 	}
 	limit = min(max(limit, 1), 100)
 	q := conn(ctx, s.db).Table("organization_invitations").Select(invitationColumns).
 		Where("organization_id = ? AND accepted_at IS NULL AND canceled_at IS NULL", orgID)
+	if role != "" {
+		q = q.Where("role = ?", role)
+	}
 	if after != nil {
 		id, err := strconv.ParseInt(after.ID, 10, 64)
 		if err != nil {
@@ -279,6 +288,9 @@ func (s *Organizations) AcceptInvitation(ctx context.Context, token, userID stri
 		// another acceptance take too.
 		var inv *Invitation
 		if inv, o, err = s.InvitationOrg(ctx, token, now); err != nil {
+			return err
+		}
+		if err := s.adminInviteFor(ctx, inv, userID); err != nil {
 			return err
 		}
 		if err := s.join(ctx, userID, o.ID, userID, inv.Role, now); err != nil {

@@ -154,10 +154,17 @@ func (s *Organizations) NameAdmin(ctx context.Context, byID, orgID, email string
 // CORPORATE_ADMIN or CORPORATE_USER); the only admin cannot be demoted.
 // A user outside the organization is ErrNotFound.
 func (s *Organizations) SetRole(ctx context.Context, byID, orgID, userID, role string, now time.Time) error {
+	_, err := s.setRole(ctx, byID, orgID, userID, role, now)
+	return err
+}
+
+// setRole is SetRole returning the plan change it made (nil for none).
+func (s *Organizations) setRole(ctx context.Context, byID, orgID, userID, role string, now time.Time) (*PlanChange, error) {
 	if role != RoleAdmin && role != RoleMember {
-		return ErrUnknownRole
+		return nil, ErrUnknownRole
 	}
-	return WithTx(ctx, s.db, func(ctx context.Context) error {
+	var ch *PlanChange
+	err := WithTx(ctx, s.db, func(ctx context.Context) error {
 		current, err := s.lockMember(ctx, orgID, userID)
 		if err != nil || current == role {
 			return err
@@ -170,9 +177,10 @@ func (s *Organizations) SetRole(ctx context.Context, byID, orgID, userID, role s
 		if err := conn(ctx, s.db).Exec(`UPDATE organization_members SET role = ? WHERE user_id = ?`, role, userID).Error; err != nil {
 			return fmt.Errorf("set role: %w", err)
 		}
-		_, err = changePlan(ctx, s.db, byID, userID, planOfRole(role), now)
+		ch, err = changePlan(ctx, s.db, byID, userID, planOfRole(role), now)
 		return err
 	})
+	return ch, err
 }
 
 // lockMember takes the organization's lock and returns the role of userID

@@ -74,7 +74,9 @@ const pendingSQL = `SELECT r.id, r.user_id, u.email AS user_email, u.plan AS fro
 
 // Decide approves or declines a pending request by adminID in one
 // transaction; an approval changes the plan through the audit log. It
-// returns the request as it was; ErrNotFound when it is no longer pending.
+// returns the request as it was, also beside an approval's refused plan
+// change (ErrPlanFollowsOrg, ErrCorporateNeedsOrg: nothing changes);
+// ErrNotFound when it is no longer pending.
 func (s *Upgrades) Decide(ctx context.Context, adminID string, id int64, approve bool, now time.Time) (*UpgradeRequest, error) {
 	var req UpgradeRequest
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
@@ -97,6 +99,9 @@ func (s *Upgrades) Decide(ctx context.Context, adminID string, id int64, approve
 		return tx.Exec(`UPDATE upgrade_requests SET status = ?, decided_at = ?, decided_by = ? WHERE id = ?`,
 			status, now, adminID, id).Error
 	})
+	if errors.Is(err, ErrPlanFollowsOrg) || errors.Is(err, ErrCorporateNeedsOrg) {
+		return &req, err
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -298,6 +298,27 @@ func AdminOrgAdmins(id string) string { return AdminOrg(id) + "/admins" }
 // AdminOrgDelete is an organization's delete confirmation (GET) and delete (POST).
 func AdminOrgDelete(id string) string { return AdminOrg(id) + "/delete" }
 
+// AdminOrgAfter is an organization's admin page with its pending admin
+// invitations continued after cursor.
+func AdminOrgAfter(id, cursor string) string {
+	return AdminOrg(id) + "?inv_after=" + url.QueryEscape(cursor) + "#admin-invitations"
+}
+
+// adminOrgInvitation is one pending invitation of an organization, for a SUPER_ADMIN.
+func adminOrgInvitation(orgID string, id int64) string {
+	return AdminOrg(orgID) + "/invitations/" + strconv.FormatInt(id, 10)
+}
+
+// AdminOrgInvitationResend sends an admin invitation again with a new link (POST).
+func AdminOrgInvitationResend(orgID string, id int64) string {
+	return adminOrgInvitation(orgID, id) + "/resend"
+}
+
+// AdminOrgInvitationCancel is an admin invitation's cancel confirmation (GET) and cancel (POST).
+func AdminOrgInvitationCancel(orgID string, id int64) string {
+	return adminOrgInvitation(orgID, id) + "/cancel"
+}
+
 // Org is the organization admin's home, its member list continued after
 // cursor when one is given.
 func Org(cursor string) string {

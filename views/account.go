@@ -23,6 +23,9 @@ type AccountView struct {
 // DeleteAccountView is the confirmation page before deleting an account.
 type DeleteAccountView struct {
 	Error string // i18n key
+	// SoleAdminOf names the organization the user alone administers, which
+	// deleting the account leaves without an admin ("" for none).
+	SoleAdminOf string
 }
 
 // browsers and systems are matched in order: the first hit names the device.

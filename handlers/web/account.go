@@ -166,7 +166,27 @@ func (a *App) exportData(c echo.Context) error {
 
 // deleteAccountForm asks for the password before the account goes.
 func (a *App) deleteAccountForm(c echo.Context) error {
-	return a.render(c, http.StatusOK, views.DeleteAccount(views.DeleteAccountView{}), nil)
+	return a.renderDeleteAccount(c, http.StatusOK, "")
+}
+
+// renderDeleteAccount shows the account deletion form with the error key
+// errKey, telling an organization's only admin that it stays without one.
+func (a *App) renderDeleteAccount(c echo.Context, status int, errKey string) error {
+	v := views.DeleteAccountView{Error: errKey}
+	ctx := c.Request().Context()
+	m, err := a.Orgs.MembershipOf(ctx, handlers.UserFrom(c).ID)
+	if err == nil && m.IsAdmin() {
+		o, err := a.Orgs.Get(ctx, m.OrganizationID)
+		if err != nil {
+			return err
+		}
+		if o.Admins == 1 {
+			v.SoleAdminOf = o.Name
+		}
+	} else if err != nil && !errors.Is(err, models.ErrNotFound) {
+		return err
+	}
+	return a.render(c, status, views.DeleteAccount(v), nil)
 }
 
 // deleteAccount removes the account and all its data after checking the
@@ -178,9 +198,9 @@ func (a *App) deleteAccount(c echo.Context) error {
 	status, key := a.passwordRefusal(c, err)
 	switch {
 	case key != "":
-		return a.render(c, status, views.DeleteAccount(views.DeleteAccountView{Error: key}), nil)
+		return a.renderDeleteAccount(c, status, key)
 	case errors.Is(err, models.ErrLastSuperAdmin):
-		return a.render(c, http.StatusConflict, views.DeleteAccount(views.DeleteAccountView{Error: "err.last_super_admin"}), nil)
+		return a.renderDeleteAccount(c, http.StatusConflict, "err.last_super_admin")
 	case err != nil:
 		return err
 	}

@@ -119,7 +119,7 @@ func (a *App) adminSetPlan(c echo.Context) error {
 		return a.renderUsers(c, http.StatusOK, views.AdminUsersView{Query: q,
 			ConfirmOwn: &views.OwnPlanChange{UserID: id, Plan: plan}})
 	}
-	ch, err := a.Audit.ChangePlan(c.Request().Context(), me.ID, id, plan, a.Tutor.Now())
+	ch, err := a.Orgs.ChangePlan(c.Request().Context(), me.ID, id, plan, a.Tutor.Now())
 	switch {
 	case errors.Is(err, models.ErrUnknownPlan):
 		return a.renderUsers(c, http.StatusUnprocessableEntity,
@@ -128,7 +128,7 @@ func (a *App) adminSetPlan(c echo.Context) error {
 		return a.renderUsers(c, http.StatusConflict,
 			views.AdminUsersView{Query: q, Error: t(c, "admin.err.last_super_admin")})
 	case err != nil:
-		return err
+		return a.planRefused(c, err, id, q)
 	}
 	msg := t(c, "admin.plan_same", id)
 	if ch != nil {

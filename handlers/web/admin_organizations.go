@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,7 +55,7 @@ var orgErrors = []orgError{
 // orgRefusal is the message key and status of an organization error a
 // person caused; ok is false for any other error.
 func orgRefusal(err error) (key string, status int, ok bool) {
-	for _, e := range append(orgErrors, groupOrgErrors...) {
+	for _, e := range slices.Concat(orgErrors, groupOrgErrors, adminOrgErrors) {
 		if errors.Is(err, e.err) {
 			return e.key, e.status, true
 		}
@@ -143,6 +144,9 @@ func (a *App) renderAdminOrg(c echo.Context, status int, v views.AdminOrgView) e
 	if v.Form.Name == "" && v.Form.Seats == "" {
 		v.Form.Name, v.Form.Seats = o.Name, strconv.Itoa(o.Seats)
 	}
+	if v.Form.Locale == "" {
+		v.Form.Locale = a.letterLang(c)
+	}
 	members, next, err := a.Orgs.Members(ctx, o.ID, nil, adminOrgListLimit)
 	if err != nil {
 		return err
@@ -150,6 +154,9 @@ func (a *App) renderAdminOrg(c echo.Context, status int, v views.AdminOrgView) e
 	v.Members, v.Next = members, ""
 	if next != nil {
 		v.Next = next.String()
+	}
+	if err := a.loadAdminInvitations(c, &v); err != nil {
+		return err
 	}
 	return a.render(c, status, views.AdminOrgPage(v), nil)
 }
@@ -169,26 +176,6 @@ func (a *App) adminUpdateOrg(c echo.Context) error {
 		return err
 	}
 	return a.flashTo(c, urls.AdminOrg(id), t(c, "org.saved_flash", strings.TrimSpace(form.Name)))
-}
-
-// adminNameOrgAdmin makes an existing user, found by email, an admin of the organization.
-func (a *App) adminNameOrgAdmin(c echo.Context) error {
-	ctx, id, email := c.Request().Context(), c.Param("id"), c.FormValue("email")
-	if _, err := a.Orgs.Get(ctx, id); err != nil {
-		return err
-	}
-	u, err := a.Orgs.NameAdmin(ctx, handlers.UserFrom(c).ID, id, email, a.Tutor.Now())
-	key, status, ok := orgRefusal(err)
-	if errors.Is(err, models.ErrNotFound) {
-		key, status, ok = "org.err.no_user", http.StatusUnprocessableEntity, true
-	}
-	if ok {
-		return a.renderAdminOrg(c, status, views.AdminOrgView{Form: views.OrgForm{Email: email}, Error: t(c, key)})
-	}
-	if err != nil {
-		return err
-	}
-	return a.flashTo(c, urls.AdminOrg(id), t(c, "org.admin_named", u.Email))
 }
 
 // adminDeleteOrgConfirm asks before deleting an organization.

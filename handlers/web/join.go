@@ -16,17 +16,18 @@ import (
 
 // joinHints says what to do instead, per reason a join cannot happen.
 var joinHints = map[string]string{
-	"join.err.unknown":       "join.hint.ask_admin",
-	"join.err.revoked":       "join.hint.ask_admin",
-	"join.err.expired":       "join.hint.ask_admin",
-	"org.err.no_seats":       "join.hint.no_seats",
-	"org.err.other_org":      "join.hint.other_org",
-	"org.err.already_member": "join.hint.already_member",
-	"org.err.staff":          "join.hint.staff",
-	"invite.err.unknown":     "invite.hint.ask_admin",
-	"invite.err.used":        "invite.hint.used",
-	"invite.err.expired":     "invite.hint.ask_admin",
-	"invite.err.canceled":    "invite.hint.ask_admin",
+	"join.err.unknown":         "join.hint.ask_admin",
+	"join.err.revoked":         "join.hint.ask_admin",
+	"join.err.expired":         "join.hint.ask_admin",
+	"org.err.no_seats":         "join.hint.no_seats",
+	"org.err.other_org":        "join.hint.other_org",
+	"org.err.already_member":   "join.hint.already_member",
+	"org.err.staff":            "join.hint.staff",
+	"invite.err.unknown":       "invite.hint.ask_admin",
+	"invite.err.used":          "invite.hint.used",
+	"invite.err.expired":       "invite.hint.ask_admin",
+	"invite.err.canceled":      "invite.hint.ask_admin",
+	"invite.err.other_account": "invite.hint.other_account",
 }
 
 // joinPage shows what a join link opens: to a signed-in user the

@@ -91,11 +91,7 @@ func rowKey(err error) string {
 // list; a row without a language is invited in the admin's (their chosen
 // one, else the page's).
 func (a *App) readInvitees(c echo.Context) ([]models.Invitee, error) {
-	lang := handlers.UserFrom(c).Locale
-	if lang == "" {
-		lang = i18n.Lang(c.Request().Context())
-	}
-	lang = i18n.Normalize(lang)
+	lang := a.letterLang(c)
 	fh, err := c.FormFile("csv")
 	if err != nil || fh.Size == 0 && fh.Filename == "" {
 		return models.ParseInvitees([]byte(c.FormValue("emails")), lang)
@@ -115,15 +111,34 @@ func (a *App) readInvitees(c echo.Context) ([]models.Invitee, error) {
 	return models.ParseInviteCSV(data, lang)
 }
 
+// letterLang is the language of a letter the signed-in user sends
+// without choosing one: theirs, else the page's.
+func (a *App) letterLang(c echo.Context) string {
+	lang := handlers.UserFrom(c).Locale
+	if lang == "" {
+		lang = i18n.Lang(c.Request().Context())
+	}
+	return i18n.Normalize(lang)
+}
+
 // sendInvitations queues each invitation's letter in its language.
 func (a *App) sendInvitations(c echo.Context, sent []models.Sent) error {
-	o, err := a.Orgs.Get(c.Request().Context(), orgOf(c))
+	return a.sendInvitationsOf(c, orgOf(c), sent)
+}
+
+// sendInvitationsOf queues the letters of organization orgID's
+// invitations: an admin invitation's asks to administer it.
+func (a *App) sendInvitationsOf(c echo.Context, orgID string, sent []models.Sent) error {
+	o, err := a.Orgs.Get(c.Request().Context(), orgID)
 	if err != nil {
 		return err
 	}
 	for _, s := range sent {
-		expires := s.ExpiresAt.UTC().Format(time.DateOnly)
-		if err := a.Post.Invitation(s.Email, s.Locale, o.Name, s.Token, expires); err != nil {
+		expires, send := s.ExpiresAt.UTC().Format(time.DateOnly), a.Post.Invitation
+		if s.Role == models.RoleAdmin {
+			send = a.Post.AdminInvitation
+		}
+		if err := send(s.Email, s.Locale, o.Name, s.Token, expires); err != nil {
 			return err
 		}
 	}
@@ -183,7 +198,13 @@ func (a *App) orgCancelInvitation(c echo.Context) error {
 // invitePage shows what an invitation's link opens, as a join link's page does.
 func (a *App) invitePage(c echo.Context) error {
 	v := views.JoinView{Token: c.Param("token"), User: handlers.UserFrom(c), Invite: true}
-	_, o, err := a.Orgs.InvitationOrg(c.Request().Context(), v.Token, a.Tutor.Now())
+	inv, o, err := a.Orgs.InvitationOrg(c.Request().Context(), v.Token, a.Tutor.Now())
+	if err == nil {
+		v.AsAdmin = inv.Role == models.RoleAdmin
+		if v.AsAdmin && v.User != nil && v.User.Email != inv.Email {
+			err = models.ErrInviteOtherAccount
+		}
+	}
 	return a.showJoin(c, v, o, err)
 }
 
@@ -194,9 +215,14 @@ func (a *App) acceptInvite(c echo.Context) error {
 	if v.User == nil {
 		return redirect(c, urls.Login(urls.JoinInvite(v.Token)))
 	}
-	o, err := a.Orgs.AcceptInvitation(c.Request().Context(), v.Token, v.User.ID, a.Tutor.Now())
+	ctx := c.Request().Context()
+	o, err := a.Orgs.AcceptInvitation(ctx, v.Token, v.User.ID, a.Tutor.Now())
 	if err != nil {
 		return a.joinRefused(c, err, v)
+	}
+	// An admin invitation opens the organization's home, where its admin starts.
+	if m, err := a.Orgs.MembershipOf(ctx, v.User.ID); err == nil && m.IsAdmin() {
+		return a.flashTo(c, urls.Org(""), t(c, "join.admin_flash", o.Name))
 	}
 	return a.flashTo(c, urls.Learn(), t(c, "join.joined_flash", o.Name))
 }

@@ -61,6 +61,49 @@ func TestJoinRaceForTheLastSeats(t *testing.T) {
 	}
 }
 
+// orgPair is two organizations A and B, each with two admins (a1 and a2,
+// b1 and b2) and two members (ma1 and ma2, mb1 and mb2), and a FREE
+// student (free) and a CONTENT_ADMIN (content); Users by those names.
+type orgPair struct {
+	A, B  string
+	Users map[string]*models.User
+}
+
+// twoOrgs makes an orgPair as people would: root creates the
+// organizations and names all four of each admin, and each first admin
+// demotes two of them on /org.
+func twoOrgs(t *testing.T, s *apptest.Server, root *webtest.Client) orgPair {
+	t.Helper()
+	o := orgPair{Users: map[string]*models.User{}}
+	for _, e := range []string{"a1", "a2", "ma1", "ma2", "b1", "b2", "mb1", "mb2", "free", "content"} {
+		plan := models.PlanFree
+		if e == "content" {
+			plan = models.PlanContentAdmin
+		}
+		o.Users[e] = s.User(t, e+"@example.com", orgPass, plan)
+	}
+	o.A, o.B = createOrg(t, root, "A", "org-a", "10"), createOrg(t, root, "B", "org-b", "10")
+	for org, people := range map[string][]string{o.A: {"a1", "a2", "ma1", "ma2"}, o.B: {"b1", "b2", "mb1", "mb2"}} {
+		for _, e := range people {
+			nameAdmin(t, root, org, e+"@example.com")
+		}
+		admin := s.SignIn(t, people[0]+"@example.com", orgPass)
+		demote(t, s, admin, o.Users[people[2]].ID)
+		demote(t, s, admin, o.Users[people[3]].ID)
+	}
+	return o
+}
+
+// demote makes an admin of the organization a member with its button on /org.
+func demote(t *testing.T, s *apptest.Server, admin *webtest.Client, uid string) {
+	t.Helper()
+	p := admin.Submit(admin.Get("/org"), "form:has(#demote-"+uid+")", nil)
+	if p.Status != http.StatusOK || p.Doc.Find(`#member-`+uid+`[data-role="member"]`).Length() != 1 ||
+		planOf(t, s, uid) != models.PlanCorporateUser {
+		t.Fatalf("demote %s: %d %q, plan %s", uid, p.Status, p.Text("#admin-error"), planOf(t, s, uid))
+	}
+}
+
 // Two organizations, two admins and two members each: an admin reaches
 // nothing of the other organization (404), members and students reach
 // neither /org nor /admin/organizations, and nothing changes.
@@ -68,26 +111,12 @@ func TestOrganizationIsolation(t *testing.T) {
 	s := apptest.New(t)
 	s.User(t, "root@example.com", orgPass, models.PlanSuperAdmin)
 	root := s.SignIn(t, "root@example.com", orgPass)
-	users := map[string]*models.User{}
-	for _, e := range []string{"a1", "a2", "ma1", "ma2", "b1", "b2", "mb1", "mb2", "free", "content"} {
-		plan := models.PlanFree
-		if e == "content" {
-			plan = models.PlanContentAdmin
-		}
-		users[e] = s.User(t, e+"@example.com", orgPass, plan)
-	}
-	orgA, orgB := createOrg(t, root, "A", "org-a", "10"), createOrg(t, root, "B", "org-b", "10")
-	for _, e := range []string{"a1", "a2", "ma1", "ma2"} {
-		nameAdmin(t, root, orgA, e+"@example.com")
-	}
-	for _, e := range []string{"b1", "b2", "mb1", "mb2"} {
-		nameAdmin(t, root, orgB, e+"@example.com")
-	}
-	if err := s.DB.Exec(`UPDATE organization_members SET role = 'member' WHERE user_id IN (?, ?, ?, ?)`,
-		users["ma1"].ID, users["ma2"].ID, users["mb1"].ID, users["mb2"].ID).Error; err != nil {
-		t.Fatal(err)
-	}
+	o := twoOrgs(t, s, root)
+	users, orgA, orgB := o.Users, o.A, o.B
 	before := apptest.Count(t, s, `SELECT count(*) FROM organization_members WHERE role = 'admin'`)
+	if before != 4 {
+		t.Fatalf("%d admins after demoting two in each organization, want 4", before)
+	}
 
 	a := s.SignIn(t, "a1@example.com", orgPass)
 	csrf := a.Get("/org").CSRF()

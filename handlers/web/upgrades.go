@@ -65,6 +65,9 @@ func (a *App) adminDecideUpgrade(c echo.Context) error {
 	}
 	approve := decision == "approve"
 	req, err := a.Upgrades.Decide(ctx, handlers.UserFrom(c).ID, id, approve, a.Tutor.Now())
+	if err != nil && req != nil {
+		return a.planRefused(c, err, req.UserID, "")
+	}
 	if err != nil {
 		return err
 	}

@@ -238,6 +238,8 @@ func (a *App) adminRoutes(site *echo.Group) {
 	form(adm, "/organizations", a.adminOrgs, a.adminCreateOrg, a.requireSuperAdmin)
 	form(adm, "/organizations/:id", a.adminOrg, a.adminUpdateOrg, a.requireSuperAdmin)
 	adm.POST("/organizations/:id/admins", a.adminNameOrgAdmin, a.requireSuperAdmin)
+	adm.POST("/organizations/:id/invitations/:inv/resend", a.adminResendOrgInvitation, a.requireSuperAdmin)
+	form(adm, "/organizations/:id/invitations/:inv/cancel", a.adminCancelOrgInvitationConfirm, a.adminCancelOrgInvitation, a.requireSuperAdmin)
 	form(adm, "/organizations/:id/delete", a.adminDeleteOrgConfirm, a.adminDeleteOrg, a.requireSuperAdmin)
 	adm.GET("/routes", a.adminAIRoutes, a.requireSuperAdmin)
 	adm.POST("/routes/:use", a.adminSaveRoute, a.requireSuperAdmin)
