@@ -173,7 +173,8 @@ func (s *Users) Authenticate(ctx context.Context, email, password string) (*User
 }
 
 // SetPlan changes the plan of the user with that email; demoting the last
-// SUPER_ADMIN is ErrLastSuperAdmin.
+// SUPER_ADMIN is ErrLastSuperAdmin, and a plan that disagrees with
+// membership ErrPlanFollowsOrg or ErrCorporateNeedsOrg.
 func (s *Users) SetPlan(ctx context.Context, email, plan string) (*User, error) {
 	if !ValidPlan(plan) {
 		return nil, ErrUnknownPlan
@@ -185,17 +186,22 @@ func (s *Users) SetPlan(ctx context.Context, email, plan string) (*User, error) 
 			return err
 		}
 		var from string
-		if err := tx.Raw(`SELECT plan FROM users WHERE email = ? FOR UPDATE`, NormalizeEmail(email)).
-			Row().Scan(&from); err != nil {
+		var role *string
+		if err := tx.Raw(`SELECT u.plan, m.role FROM users u LEFT JOIN organization_members m ON m.user_id = u.id
+			WHERE u.email = ? FOR UPDATE OF u`, NormalizeEmail(email)).Row().Scan(&from, &role); err != nil {
 			return notFound(err)
 		}
 		if from == PlanSuperAdmin && plan != PlanSuperAdmin && len(admins) <= 1 {
 			return ErrLastSuperAdmin
 		}
+		if err := planFitsMembership(plan, role); from != plan && err != nil {
+			return err
+		}
 		return tx.Model(&User{}).Where("email = ?", NormalizeEmail(email)).
 			Updates(map[string]any{"plan": plan, "updated_at": time.Now()}).Error
 	})
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrLastSuperAdmin) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrLastSuperAdmin) ||
+		errors.Is(err, ErrPlanFollowsOrg) || errors.Is(err, ErrCorporateNeedsOrg) {
 		return nil, err
 	}
 	if err != nil {
