@@ -63,7 +63,7 @@ func newMatrixFixture(t *testing.T) *matrixFixture {
 		{m.a, models.NewAssignment{GroupID: m.red, LessonIDs: []string{"g1", "l1"}, CheckRequired: true}},
 		{m.b, models.NewAssignment{LessonIDs: []string{"l3"}}},
 	} {
-		if err := m.orgs.Assign(ctx, as.org, m.by, as.n, now); err != nil {
+		if _, err := m.orgs.Assign(ctx, as.org, m.by, as.n, now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +228,7 @@ func TestOrgMemberReport(t *testing.T) {
 	late := m.now.Add(2 * time.Hour)
 	f.conv(m.ana, 0, "", late)
 	due := m.now.AddDate(0, 0, -3)
-	if err := m.orgs.Assign(ctx, m.a, m.by, models.NewAssignment{LessonIDs: []string{"l2"}, DueOn: &due}, m.now); err != nil {
+	if _, err := m.orgs.Assign(ctx, m.a, m.by, models.NewAssignment{LessonIDs: []string{"l2"}, DueOn: &due}, m.now); err != nil {
 		t.Fatal(err)
 	}
 	r, err := m.orgs.MemberReport(ctx, m.a, m.ana, m.now)

@@ -328,14 +328,48 @@ func Org(cursor string) string {
 	return "/org?after=" + url.QueryEscape(cursor)
 }
 
-// orgMember is a member's resource on /org.
-func orgMember(userID string) string { return "/org/members/" + url.PathEscape(userID) }
+// OrgMember is the report on one member of the organization, and the
+// resource its actions hang from.
+func OrgMember(userID string) string { return "/org/members/" + url.PathEscape(userID) }
+
+// OrgProgress is the completion matrix for a group (0: everyone), in an
+// order (sort "name" or "done", desc for the reverse), from the page
+// after cursor ("" the first).
+func OrgProgress(group int64, sort string, desc bool, cursor string) string {
+	return "/org/progress" + progressQuery(group, sort, desc, cursor)
+}
+
+// OrgProgressCSV is the whole completion matrix for a group, in an order, as CSV.
+func OrgProgressCSV(group int64, sort string, desc bool) string {
+	return "/org/progress.csv" + progressQuery(group, sort, desc, "")
+}
+
+// progressQuery is the query string of the matrix's links, its defaults left out.
+func progressQuery(group int64, sort string, desc bool, cursor string) string {
+	q := url.Values{}
+	if group != 0 {
+		q.Set("group", strconv.FormatInt(group, 10))
+	}
+	if sort != "" && sort != "name" {
+		q.Set("sort", sort)
+	}
+	if desc {
+		q.Set("dir", "desc")
+	}
+	if cursor != "" {
+		q.Set("after", cursor)
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}
 
 // OrgMemberRemove is a member's removal confirmation (GET) and removal (POST).
-func OrgMemberRemove(userID string) string { return orgMember(userID) + "/remove" }
+func OrgMemberRemove(userID string) string { return OrgMember(userID) + "/remove" }
 
 // OrgMemberRole promotes (role=admin) or demotes (role=member) a member (POST).
-func OrgMemberRole(userID string) string { return orgMember(userID) + "/role" }
+func OrgMemberRole(userID string) string { return OrgMember(userID) + "/role" }
 
 // OrgLink makes (or regenerates) the join link (POST, field expires).
 func OrgLink() string { return "/org/link" }

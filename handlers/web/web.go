@@ -218,6 +218,9 @@ func (a *App) orgRoutes(site *echo.Group) {
 	org.POST("/invitations/:id/resend", a.orgResendInvitation)
 	form(org, "/invitations/:id/cancel", a.orgCancelInvitationConfirm, a.orgCancelInvitation)
 	form(org, "/settings", a.orgSettings, a.orgSaveSettings)
+	org.GET("/progress", a.orgProgress)
+	org.GET("/progress.csv", a.orgProgressCSV)
+	org.GET("/members/:uid", a.orgMemberReport)
 }
 
 // adminRoutes registers the admin pages. Under /admin everyone else gets
