@@ -185,3 +185,53 @@ func (p *Post) invitation(prefix, address, lang, orgName, token, expires string)
 	l.ActionText, l.ActionURL = i18n.In(lang, prefix+"_action", orgName), p.baseURL+urls.JoinInvite(token)
 	return p.queue(address, i18n.In(lang, prefix+"_subject", orgName), l)
 }
+
+// Digest sends admin their organization's weekly digest now, in their
+// language, and returns the SMTP outcome, so a failed letter can be tried
+// again: who is behind on assignments and the sections the members
+// struggle with (lesson and section names only, never what anyone
+// wrote), or that all is on track; it ends with the way to stop it.
+func (p *Post) Digest(ctx context.Context, admin *models.DigestAdmin, d *models.Digest) error {
+	lang := i18n.Normalize(admin.Locale)
+	u := &models.User{Name: admin.Name, Locale: lang}
+	l := p.letter(u, false, digestParagraphs(lang, d)...)
+	l.ActionText, l.ActionURL = i18n.In(lang, "mail.digest_action"), p.baseURL+urls.OrgUnderstanding(0, "")
+	l.StopText, l.StopURL = i18n.In(lang, "mail.digest_stop"), p.baseURL+urls.Org("")+"#digest"
+	msg, err := compose(admin.Email, i18n.In(lang, "mail.digest_subject", admin.OrgName), l)
+	if err != nil {
+		return err
+	}
+	return p.mailer.Send(ctx, msg)
+}
+
+// digestParagraphs are a digest's lines: the members behind, then the
+// struggling sections, each list with its heading.
+func digestParagraphs(lang string, d *models.Digest) []string {
+	if d.OnTrack() {
+		return []string{i18n.In(lang, "mail.digest_on_track")}
+	}
+	var out []string
+	if d.BehindTotal == 0 {
+		out = append(out, i18n.In(lang, "mail.digest_none_behind"))
+	} else {
+		out = append(out, i18n.In(lang, "mail.digest_behind", d.BehindTotal))
+		for _, m := range d.Behind {
+			out = append(out, "• "+i18n.InN(lang, "mail.digest_behind_one", m.Overdue, m.Name, m.Overdue))
+		}
+		if more := d.BehindTotal - len(d.Behind); more > 0 {
+			out = append(out, i18n.In(lang, "mail.digest_more", more))
+		}
+	}
+	if len(d.Sections) == 0 {
+		return append(out, i18n.In(lang, "mail.digest_no_sections"))
+	}
+	out = append(out, i18n.In(lang, "mail.digest_sections"))
+	for _, s := range d.Sections {
+		heading := s.Heading
+		if heading == "" {
+			heading = "#" + s.Anchor
+		}
+		out = append(out, "• "+i18n.In(lang, "mail.digest_section_one", s.LessonTitle, heading, s.NotYet, s.Answers))
+	}
+	return out
+}

@@ -79,6 +79,9 @@ type Understanding struct {
 	// Next starts the next page of sections; nil on the last.
 	Next   *UnderstandingCursor
 	Missed []MissedQuestion
+	// Patterns are how the wrong answers about each section listed fall,
+	// by SectionKey; only for a scope (ScopedUnderstanding).
+	Patterns map[string]WrongPattern
 }
 
 // currentSectionsSQL names the sections the lessons have now, each with
@@ -102,11 +105,12 @@ const currentSectionsSQL = `WITH RECURSIVE ch AS (
 // 00040), so it costs the same however many answers were ever graded;
 // after pages the sections (nil: the first page).
 func (s *Stats) AdminUnderstanding(ctx context.Context, after *UnderstandingCursor) (*Understanding, error) {
+	src := siteTotals()
 	u := &Understanding{}
-	if err := s.understandingLessons(ctx, u); err != nil {
+	if err := s.understandingLessons(ctx, u, src); err != nil {
 		return nil, err
 	}
-	if err := s.understandingSections(ctx, u, after); err != nil {
+	if err := s.understandingSections(ctx, u, src, after); err != nil {
 		return nil, err
 	}
 	err := conn(ctx, s.db).Raw(currentSectionsSQL+`
@@ -125,19 +129,19 @@ func (s *Stats) AdminUnderstanding(ctx context.Context, after *UnderstandingCurs
 
 // understandingLessons fills the overall figures and the lessons with the
 // most answers graded *not yet*, in one statement.
-func (s *Stats) understandingLessons(ctx context.Context, u *Understanding) error {
+func (s *Stats) understandingLessons(ctx context.Context, u *Understanding, src understandingSource) error {
 	var rows []struct {
 		LessonUnderstanding
 		AllAnswers, AllNotYet int
 	}
-	err := conn(ctx, s.db).Raw(`SELECT t.lesson_id, coalesce(l.title, t.lesson_id) AS title,
+	err := conn(ctx, s.db).Raw(src.with()+`SELECT t.lesson_id, coalesce(l.title, t.lesson_id) AS title,
 			sum(t.answers) AS answers, sum(t.not_yet) AS not_yet, coalesce(max(r.down), 0) AS down,
 			sum(sum(t.answers)) OVER () AS all_answers, sum(sum(t.not_yet)) OVER () AS all_not_yet
-		FROM section_check_totals t
+		FROM `+src.sections+` t
 		LEFT JOIN lessons l ON l.id = t.lesson_id
-		LEFT JOIN lesson_rating_totals r ON r.lesson_id = t.lesson_id
+		LEFT JOIN `+src.lessonRatings+` r ON r.lesson_id = t.lesson_id
 		GROUP BY t.lesson_id, l.title
-		ORDER BY not_yet DESC, answers DESC, t.lesson_id LIMIT ?`, UnderstandingTop).Scan(&rows).Error
+		ORDER BY not_yet DESC, answers DESC, t.lesson_id LIMIT ?`, src.args(UnderstandingTop)...).Scan(&rows).Error
 	if err != nil {
 		return fmt.Errorf("understanding per lesson: %w", err)
 	}
@@ -151,29 +155,29 @@ func (s *Stats) understandingLessons(ctx context.Context, u *Understanding) erro
 // understandingSections fills one page of sections, most *not yet* (as
 // the section reads now, then before its edits) first, with their earlier versions' figures and
 // 👎, in one statement; the page is found by keyset, never by offset.
-func (s *Stats) understandingSections(ctx context.Context, u *Understanding, after *UnderstandingCursor) error {
+func (s *Stats) understandingSections(ctx context.Context, u *Understanding, src understandingSource, after *UnderstandingCursor) error {
 	c := UnderstandingCursor{NotYet: 1 << 30, EarlierNotYet: 1 << 30}
 	if after != nil {
 		c = *after
 	}
-	err := conn(ctx, s.db).Raw(currentSectionsSQL+`, agg AS (
+	err := conn(ctx, s.db).Raw(src.also(currentSectionsSQL)+`agg AS (
 			SELECT t.lesson_id, t.anchor, coalesce(max(sec.heading), '') AS heading, bool_and(sec.h IS NULL) AS gone,
 				coalesce(sum(t.answers) FILTER (WHERE t.section_hash = sec.h), 0) AS answers,
 				coalesce(sum(t.not_yet) FILTER (WHERE t.section_hash = sec.h), 0) AS not_yet,
 				coalesce(sum(t.answers) FILTER (WHERE t.section_hash IS DISTINCT FROM sec.h), 0) AS earlier_answers,
 				coalesce(sum(t.not_yet) FILTER (WHERE t.section_hash IS DISTINCT FROM sec.h), 0) AS earlier_not_yet
-			FROM section_check_totals t
+			FROM `+src.sections+` t
 			LEFT JOIN sec ON sec.lesson_id = t.lesson_id AND sec.anchor = t.anchor
 			GROUP BY t.lesson_id, t.anchor
 		)
 		SELECT a.lesson_id, coalesce(l.title, '') AS lesson_title, coalesce(p.slug, '') AS path_slug, a.heading, a.anchor, a.gone,
 			a.answers, a.not_yet, a.earlier_answers, a.earlier_not_yet,
-			coalesce((SELECT sum(r.down) FROM section_rating_totals r WHERE r.lesson_id = a.lesson_id AND r.anchor = a.anchor), 0) AS down
+			coalesce((SELECT sum(r.down) FROM `+src.sectionRatings+` r WHERE r.lesson_id = a.lesson_id AND r.anchor = a.anchor), 0) AS down
 		FROM agg a LEFT JOIN lessons l ON l.id = a.lesson_id
 		LEFT JOIN modules m ON m.id = l.module_id LEFT JOIN paths p ON p.id = m.path_id
 		WHERE (-a.not_yet, -a.earlier_not_yet, a.lesson_id, a.anchor) > (?, ?, ?, ?)
 		ORDER BY a.not_yet DESC, a.earlier_not_yet DESC, a.lesson_id, a.anchor LIMIT ?`,
-		-c.NotYet, -c.EarlierNotYet, c.LessonID, c.Anchor, UnderstandingTop+1).Scan(&u.Sections).Error
+		src.args(-c.NotYet, -c.EarlierNotYet, c.LessonID, c.Anchor, UnderstandingTop+1)...).Scan(&u.Sections).Error
 	if err != nil {
 		return fmt.Errorf("understanding per section: %w", err)
 	}

@@ -435,3 +435,22 @@ func OrgAssignmentDelete(id int64) string {
 
 // OrgSettings is the organization's tutor policy (GET form, POST save).
 func OrgSettings() string { return "/org/settings" }
+
+// OrgUnderstanding is the organization's Understanding page, for one of
+// its groups when group > 0, its sections after the cursor when given.
+func OrgUnderstanding(group int64, after string) string {
+	q := url.Values{}
+	if group > 0 {
+		q.Set("group", strconv.FormatInt(group, 10))
+	}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if len(q) == 0 {
+		return "/org/understanding"
+	}
+	return "/org/understanding?" + q.Encode() + "#sections"
+}
+
+// OrgDigest turns the admin's weekly digest letter on or off (POST, field digest).
+func OrgDigest() string { return "/org/digest" }

@@ -26,6 +26,7 @@ Usage:
   aula user set-password EMAIL            set a password read from standard input; signs the user out everywhere
   aula user list
   aula mail test ADDRESS [--lang es]      send a test email with the AULA_SMTP_URL settings
+  aula digest                             send the organization admins' weekly digests due now
   aula import-legacy FILE                 import a single-thread chat history (JSON lines)
 
 Configuration comes from the environment; see README.md.
@@ -52,7 +53,7 @@ func run(ctx context.Context, args []string) error {
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
-	case "serve", "migrate", "seed", "content", "user", "import-legacy", "mail":
+	case "serve", "migrate", "seed", "content", "user", "import-legacy", "mail", "digest":
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("unknown command %q", cmd)
@@ -85,6 +86,8 @@ func run(ctx context.Context, args []string) error {
 		return contentCmd(ctx, db.Gorm, args)
 	case "import-legacy":
 		return importLegacyCmd(ctx, db.Gorm, args)
+	case "digest":
+		return digestCmd(ctx, cfg, db.Gorm, log, args)
 	default:
 		return userCmd(ctx, db.Gorm, args)
 	}

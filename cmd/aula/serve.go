@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"aula/digest"
 	"aula/handlers"
 	"aula/handlers/api"
 	"aula/handlers/mcp"
@@ -68,6 +69,7 @@ func serve(ctx context.Context, cfg *config, log *slog.Logger, args []string) er
 	}
 	go sweepSessions(ctx, db.Gorm, log)
 	go paceCollector(ctx, svc.Streams().Active)
+	go digest.New(db.Gorm, site.Post, log, svc.Now).Run(ctx, time.Hour)
 	log.Info("aula is ready", "url", "http://"+ln.Addr().String(), "provider", cfg.LLMProvider,
 		"instance", svc.Streams().InstanceID(), "lease_ttl", cfg.LeaseTTL)
 	// Answers in flight get the drain time to finish; whatever is left is

@@ -79,6 +79,9 @@ func (a *App) renderOrgHome(c echo.Context, status int, v views.OrgHomeView) err
 	if err := a.loadInvitations(c, &v.Invites); err != nil {
 		return err
 	}
+	if err := a.loadDigest(c, &v); err != nil {
+		return err
+	}
 	v.Now = a.Tutor.Now()
 	if v.Expires == "" {
 		v.Expires = v.Now.Add(defaultLinkLife).UTC().Format(time.DateOnly)

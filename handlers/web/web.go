@@ -221,6 +221,8 @@ func (a *App) orgRoutes(site *echo.Group) {
 	org.GET("/progress", a.orgProgress)
 	org.GET("/progress.csv", a.orgProgressCSV)
 	org.GET("/members/:uid", a.orgMemberReport)
+	org.GET("/understanding", a.orgUnderstanding)
+	org.POST("/digest", a.orgDigest)
 }
 
 // adminRoutes registers the admin pages. Under /admin everyone else gets
