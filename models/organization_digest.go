@@ -110,20 +110,18 @@ func (s *Organizations) ReleaseDigest(ctx context.Context, a *DigestAdmin) error
 
 // overdueSQL is each member's assignments due before @today with a lesson
 // not done: not read nor checked, or, when a check is required, its check
-// not passed (as MyAssignment.Overdue counts them).
-const overdueSQL = `SELECT om.user_id, a.id
+// not passed (as MyAssignment.Overdue counts them, on the same pieces).
+func overdueSQL() string {
+	return `SELECT om.user_id, a.id
 	FROM organization_members om
 	JOIN organization_assignments a ON a.organization_id = om.organization_id AND a.due_on < @today
-		AND (a.group_id IS NULL OR EXISTS (SELECT 1 FROM organization_group_members gm
-			WHERE gm.group_id = a.group_id AND gm.user_id = om.user_id))
+		AND ` + assignedToUser("om.user_id") + `
 	WHERE om.organization_id = @org AND EXISTS (SELECT 1 FROM lessons l
-		WHERE (l.id = a.lesson_id OR l.module_id IN (SELECT id FROM modules WHERE path_id = a.path_id))
-		AND NOT CASE WHEN a.check_required
-			THEN EXISTS (SELECT 1 FROM section_mastery sm WHERE sm.user_id = om.user_id AND sm.lesson_id = l.id
-				AND (sm.last_verdict = 'correct' OR sm.mastered_at IS NOT NULL) AND ` + sectionExists + `)
-			ELSE EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = om.user_id AND r.lesson_id = l.id)
-				OR EXISTS (SELECT 1 FROM section_mastery sm WHERE sm.user_id = om.user_id AND sm.lesson_id = l.id AND ` + sectionExists + `)
-			END)`
+		LEFT JOIN lesson_reads r ON r.user_id = om.user_id AND r.lesson_id = l.id
+		LEFT JOIN LATERAL (` + sectionCounts("sm.user_id = om.user_id AND sm.lesson_id = l.id") + `) c ON true
+		WHERE (` + assignmentLessons + `) AND CASE WHEN a.check_required THEN coalesce(c.passed, 0) = 0
+			ELSE r.user_id IS NULL AND coalesce(c.checked, 0) = 0 END)`
+}
 
 // OverdueMembers returns the organization's members with overdue
 // assignments at now, most overdue first (at most limit), and how many
@@ -136,7 +134,7 @@ func (s *Organizations) OverdueMembers(ctx context.Context, orgID string, now ti
 		OverdueMember
 		Total int
 	}
-	err := conn(ctx, s.db).Raw(`WITH due AS (`+overdueSQL+`)
+	err := conn(ctx, s.db).Raw(`WITH due AS (`+overdueSQL()+`)
 		SELECT u.id AS user_id, u.name, count(*) AS overdue, count(*) OVER () AS total
 		FROM due JOIN users u ON u.id = due.user_id
 		GROUP BY u.id, u.name ORDER BY overdue DESC, u.name, u.id LIMIT @limit`,

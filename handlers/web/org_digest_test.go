@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,8 +20,10 @@ import (
 	"aula/models"
 )
 
-// digestOrgs are newUnderstandingOrgs with assignments overdue (in A only
-// for group Red, m1 "Marta Late"; in B for everyone, mb "Bruno Behind")
+// digestOrgs are newUnderstandingOrgs with assignments overdue (in A
+// subnetting for group Red, m1 "Marta Late", and go-functions-errors with
+// a check required for everyone, which m2 passed; in B subnetting for
+// everyone, mb "Bruno Behind")
 // and two more organizations: C, whose admin turns the digest on then
 // off, and D, with nothing to report. a (English), b (Spanish) and d opt
 // in with the /org form.
@@ -39,6 +42,14 @@ func digestOrgs(t *testing.T) (understandingOrgs, *smtptest.Server) {
 	for c, f := range map[*webtest.Client]map[string]string{
 		o.a: {"group": o.red, "lesson": "subnetting", "due": "2020-01-15"},
 		o.b: {"lesson": "subnetting", "due": "2020-01-15"},
+	} {
+		if p := c.Submit(c.Get("/org"), "#assign-form", f); p.Status != http.StatusOK || p.Text("#admin-error") != "" {
+			t.Fatalf("assign %v: %d %q", f, p.Status, p.Text("#admin-error"))
+		}
+	}
+	// m2 passed the check of a section of go-functions-errors, m1 did not.
+	for c, f := range map[*webtest.Client]map[string]string{
+		o.a: {"lesson": "go-functions-errors", "due": "2020-02-01", "check": "1"},
 	} {
 		if p := c.Submit(c.Get("/org"), "#assign-form", f); p.Status != http.StatusOK || p.Text("#admin-error") != "" {
 			t.Fatalf("assign %v: %d %q", f, p.Status, p.Text("#admin-error"))
@@ -89,6 +100,7 @@ func TestWeeklyDigest(t *testing.T) {
 	}
 	clock := time.Now()
 	now := func() time.Time { return clock }
+	overdueAsMembersSee(t, s, clock, "org-a", "org-b")
 	if n := sendAtOnce(t, s, now, 8); n != 3 {
 		t.Fatalf("eight senders at once sent %d letters, want 3", n)
 	}
@@ -97,7 +109,7 @@ func TestWeeklyDigest(t *testing.T) {
 		t.Fatalf("%d letters more than one per admin", len(box.Messages))
 	}
 	a := got["a@example.com"]
-	wantIn(t, "A's letter", a.Subject+"\n"+a.Text, "org-a this week", "Marta Late — 1 assignment overdue",
+	wantIn(t, "A's letter", a.Subject+"\n"+a.Text, "org-a this week", "Marta Late — 2 assignments overdue", "Test FREE — 1 assignment overdue",
 		"Functions and errors › "+headings[o.first], "/org/understanding", "/org#digest", "Stop the weekly digest")
 	wantOut(t, "A's letter", a.Text+a.HTML, "Bruno", "Beatriz", "Mario", headings[o.second], "I do not know")
 	b := got["b@example.com"]
@@ -263,5 +275,41 @@ func TestWeeklyDigestToggleRefusals(t *testing.T) {
 	o.a.Lang = "es"
 	if p := o.a.Post("/org/digest", url.Values{"_csrf": {token}, "digest": {"x"}}); p.Text("#admin-error") != "Elige activar o desactivar." {
 		t.Errorf("Spanish refusal %q", p.Text("#admin-error"))
+	}
+}
+
+// overdueAsMembersSee checks that the digest counts, for every member of
+// the organizations, the overdue assignments their Assigned to you marks.
+func overdueAsMembersSee(t *testing.T, s *apptest.Server, now time.Time, slugs ...string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, slug := range slugs {
+		var orgID string
+		s.DB.Raw(`SELECT id FROM organizations WHERE slug = ?`, slug).Scan(&orgID)
+		behind, total, err := s.App.Orgs.OverdueMembers(ctx, orgID, now, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, m := range behind {
+			got[m.UserID] = m.Overdue
+		}
+		var members []string
+		s.DB.Raw(`SELECT user_id FROM organization_members WHERE organization_id = ?`, orgID).Scan(&members)
+		want := map[string]int{}
+		for _, id := range members {
+			as, err := s.App.Orgs.AssignedTo(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range as {
+				if a.Overdue(now) {
+					want[id]++
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || total != len(want) || total == 0 {
+			t.Errorf("%s: the digest counts %v overdue (%d behind), Assigned to you %v", slug, got, total, want)
+		}
 	}
 }
