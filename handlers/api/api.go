@@ -85,6 +85,7 @@ func (a *App) Routes(e *echo.Echo) {
 	api.POST("/org/assignments", a.apiOrgAssign, a.requireOrgAdmin)
 	api.GET("/org/assignments/:assignmentId", a.apiOrgAssignment, a.requireOrgAdmin)
 	api.GET("/org/progress", a.apiOrgProgress, a.requireOrgAdmin)
+	api.GET("/org/progress.csv", a.apiOrgProgressCSV, a.requireOrgAdmin)
 	// Anything else under /api is the API's 404, not a page of the site.
 	e.Any("/api/*", func(echo.Context) error { return handlers.ErrAPINotFound })
 }

@@ -35,8 +35,12 @@ func progressQuery(c echo.Context) (models.MatrixQuery, error) {
 }
 
 // apiOrgProgress is a page of the completion matrix (members × assigned
-// lessons, each cell the member's state).
+// lessons, each cell the member's state), or the whole matrix as CSV
+// when the client asks for text/csv.
 func (a *App) apiOrgProgress(c echo.Context) error {
+	if wantsCSV(c.Request().Header.Get(echo.HeaderAccept)) {
+		return a.apiOrgProgressCSV(c)
+	}
 	q, err := progressQuery(c)
 	if err != nil {
 		return err

@@ -190,7 +190,7 @@ func TestOrgAPIIsolation(t *testing.T) {
 			t.Errorf("admin A %s %s (B's id): %d %s", tc.method, tc.path, resp.StatusCode, b)
 		}
 	}
-	reads := []string{"/org/members", "/org/groups", "/org/assignments", "/org/progress"}
+	reads := []string{"/org/members", "/org/groups", "/org/assignments", "/org/progress", "/org/progress.csv"}
 	for _, path := range reads {
 		_, b := apptest.APICall(t, s, f.adminA, "GET", path, nil)
 		for _, secret := range bSecrets {
