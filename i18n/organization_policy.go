@@ -13,7 +13,7 @@ var _ = add(map[string][2]string{
 	"org.policy_help":       {"Help mode", "Modo ayuda"},
 	"org.policy_help_hint":  {"Members can open help conversations, which answer questions about using aula from its help articles. Off: members keep the lesson tutor and the general tutor only.", "Los miembros pueden abrir conversaciones de ayuda, que responden dudas sobre el uso de aula con sus artículos de ayuda. Desactivado: los miembros solo tienen el tutor de las lecciones y el tutor general."},
 	"org.policy_cap":        {"Monthly question cap per member", "Límite mensual de preguntas por miembro"},
-	"org.policy_cap_hint":   {"A whole number from 1 to %d; empty means unlimited. Members see how many they have used, and the count starts again on the first day of each month.", "Un número entero de 1 a %d; vacío significa ilimitado. Los miembros ven cuántas han usado, y la cuenta empieza de nuevo el primer día de cada mes."},
+	"org.policy_cap_hint":   {"A whole number from 1 to 100,000; empty means unlimited. Members see how many they have used, and the count starts again on the first day of each month.", "Un número entero de 1 a 100.000; vacío significa ilimitado. Los miembros ven cuántas han usado, y la cuenta empieza de nuevo el primer día de cada mes."},
 	"org.policy_admins":     {"The policy applies to members; the organization's admins are not bound by it.", "La política se aplica a los miembros; los administradores de la organización no están sujetos a ella."},
 	"org.policy_save":       {"Save the policy", "Guardar la política"},
 	"org.policy_saved":      {"Tutor policy saved.", "Política del tutor guardada."},
