@@ -38,7 +38,9 @@ var Refusals = map[tutor.Reason]RefusalAnswer{
 	tutor.RefusedNotContinuable: {http.StatusConflict, "ask.err.not_continue", CodeNotRetryable},
 	tutor.RefusedAnswerFull:     {http.StatusUnprocessableEntity, "ask.err.answer_full", CodeTooLong},
 	tutor.RefusedNotEditable:    {http.StatusConflict, "ask.err.not_edit", CodeNotRetryable},
-	tutor.RefusedHelpOff:        {http.StatusForbidden, "ask.err.help_off", CodeHelpOff},
+	// A conflict with the organization's policy: 409, whose page shows the
+	// message (the site's 403 page is the expired form's).
+	tutor.RefusedHelpOff: {http.StatusConflict, "ask.err.help_off", CodeHelpOff},
 }
 
 // Refused reports whether err is the tutor refusing a question, with the

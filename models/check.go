@@ -151,7 +151,7 @@ func (s *Checks) Start(ctx context.Context, in CheckStart) (*Check, error) {
 	}
 	var c Check
 	err := WithTx(ctx, s.db, func(ctx context.Context) error {
-		period, err := reserveQuota(ctx, s.db, in.UserID, in.Now)
+		period, err := reserveQuota(ctx, s.db, in.UserID, "", in.Now)
 		if err != nil {
 			return err
 		}

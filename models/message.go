@@ -148,7 +148,7 @@ func (s *Messages) BeginRetry(ctx context.Context, userID, msgID string, now tim
 		// An answer that failed was refunded; a complete or cancelled one
 		// still holds its question. Either way this generation counts one,
 		// and the old count (if any) stays spent.
-		period, err := reserveQuota(ctx, s.db, userID, now)
+		period, err := reserveQuota(ctx, s.db, userID, a.ConversationID, now)
 		if err != nil {
 			return err
 		}

@@ -76,7 +76,7 @@ func (s *Messages) BeginEdit(ctx context.Context, userID, answerID, content stri
 		if err := keepVersion(ctx, s.db, &a, q.Content); err != nil {
 			return err
 		}
-		period, err := reserveQuota(ctx, s.db, userID, now)
+		period, err := reserveQuota(ctx, s.db, userID, a.ConversationID, now)
 		if err != nil {
 			return err
 		}

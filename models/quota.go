@@ -82,20 +82,32 @@ func (s *Quotas) Usage(ctx context.Context, userID string, now time.Time) (Quota
 
 // reserveQuota counts one question for the period now falls in, or
 // returns a *QuotaError when the user's limit is reached (their plan's,
-// or their organization's cap: see limitSQL); call it inside the
-// transaction that records the question (see WithTx). The conditional
-// upsert is the whole race guard: concurrent reservations queue on the
-// plan_usage row and each re-checks the committed count. Unlimited plans
-// are counted too, for the dashboards.
-func reserveQuota(ctx context.Context, db *gorm.DB, userID string, now time.Time) (period time.Time, err error) {
+// or their organization's cap: see limitSQL), or ErrHelpModeOff for a
+// question in the help thread conversationID ("" none) of a member whose
+// organization turned help mode off; call it inside the transaction that
+// records the question (see WithTx). The conditional upsert is the whole
+// race guard: concurrent reservations queue on the plan_usage row and
+// each re-checks the committed count. Unlimited plans are counted too,
+// for the dashboards.
+func reserveQuota(ctx context.Context, db *gorm.DB, userID, conversationID string, now time.Time) (period time.Time, err error) {
 	period = Period(now)
 	tx := conn(ctx, db)
 	var r struct {
-		Plan string
-		Lim  int
+		Plan    string
+		Lim     int
+		HelpOff bool
 	}
-	if err := tx.Raw(`SELECT u.plan, `+limitSQL("u")+` AS lim FROM users u WHERE u.id = ?`, userID).Take(&r).Error; err != nil {
+	var cid *string
+	if conversationID != "" {
+		cid = &conversationID
+	}
+	if err := tx.Raw(`SELECT u.plan, `+limitSQL("u")+` AS lim,
+		coalesce((SELECT `+helpOffSQL("u", "c.mode")+` FROM conversations c WHERE c.id = CAST(? AS uuid)), false) AS help_off
+		FROM users u WHERE u.id = ?`, cid, userID).Take(&r).Error; err != nil {
 		return period, fmt.Errorf("reserve quota: read plan: %w", notFound(err))
+	}
+	if r.HelpOff {
+		return period, ErrHelpModeOff
 	}
 	var used int
 	err = tx.Raw(`INSERT INTO plan_usage (user_id, period, questions) VALUES (?, ?, 1)

@@ -36,7 +36,8 @@ func (s *Service) Edit(ctx context.Context, userID, questionID, content string) 
 	if err != nil {
 		s.streams.Abandon(st)
 		var qe *models.QuotaError
-		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrNotEditable) || errors.As(err, &qe) {
+		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrNotEditable) || errors.As(err, &qe) ||
+			errors.Is(err, models.ErrHelpModeOff) {
 			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("edit: %w", err)

@@ -208,7 +208,8 @@ func (s *Service) Retry(ctx context.Context, userID, msgID string) (*models.Mess
 	answer, question, err := s.msgs.BeginRetry(ctx, userID, msgID, s.now(), s.streams.Lease())
 	if err != nil {
 		s.streams.Abandon(st)
-		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) || errors.Is(err, ErrNotRetryable) {
+		if errors.Is(err, models.ErrNotFound) || errors.Is(err, ErrQuotaExceeded) || errors.Is(err, ErrNotRetryable) ||
+			errors.Is(err, models.ErrHelpModeOff) {
 			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("retry: %w", err)

@@ -162,7 +162,7 @@ func (a *App) createConversation(c echo.Context) error {
 		return err
 	}
 	if mode == models.ModeHelp && !pol.HelpMode {
-		return a.renderChat(c, nil, views.AskForm{Error: t(c, "ask.err.help_off")}, http.StatusForbidden)
+		return a.renderChat(c, nil, views.AskForm{Error: t(c, "ask.err.help_off")}, http.StatusConflict)
 	}
 	conv, err := a.Conversations.ReuseEmpty(ctx, u.ID, mode, lessonID)
 	if errors.Is(err, models.ErrNotFound) {

@@ -104,9 +104,10 @@ func TestOrgPolicyDefaultStyle(t *testing.T) {
 }
 
 // Help mode off: a member is offered no help thread, and every door
-// refuses one with a clear 403 in their language, new or already open,
-// even among questions arriving together; nothing is written. Another
-// organization's member and the admin keep help mode.
+// refuses one with a clear 409 in their language, new or already open
+// (asked in, regenerated or edited), even among questions arriving
+// together; nothing is written. Another organization's member and the
+// admin keep help mode.
 func TestOrgPolicyHelpModeOff(t *testing.T) {
 	s := apptest.New(t, fastTutor)
 	policyOrgs(t, s)
@@ -116,8 +117,16 @@ func TestOrgPolicyHelpModeOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setPolicy(t, s.SignIn(t, "a@example.com", orgPass), map[string]string{"teaching_style": "explain"})
 	ma, mb := s.SignIn(t, "ma@example.com", orgPass), s.SignIn(t, "mb@example.com", orgPass)
+	ma.Post("/chat/"+old.ID+"/messages", url.Values{"_csrf": {ma.Get("/learn").CSRF()}, "content": {"How do I change my password?"}})
+	var answer, question string
+	s.DB.Raw(`SELECT id FROM messages WHERE conversation_id = ? AND role = 'assistant' AND status = 'complete'`, old.ID).Scan(&answer)
+	s.DB.Raw(`SELECT id FROM messages WHERE conversation_id = ? AND role = 'user'`, old.ID).Scan(&question)
+	if answer == "" || question == "" {
+		t.Fatal("the help thread was not answered before help mode went off")
+	}
+	counted := apptest.Count(t, s, `SELECT coalesce(sum(questions), 0) FROM plan_usage WHERE user_id = ?`, maID)
+	setPolicy(t, s.SignIn(t, "a@example.com", orgPass), map[string]string{"teaching_style": "explain"})
 	ma.Lang = "es"
 	if p := ma.Get("/chat"); p.Doc.Find(`#new-mode option[value="help"]`).Length() != 0 || p.Doc.Find(`#new-mode option[value="tutor"]`).Length() != 1 {
 		t.Errorf("the member is offered a help thread")
@@ -127,11 +136,18 @@ func TestOrgPolicyHelpModeOff(t *testing.T) {
 	}
 	const says = "Tu organización ha desactivado el modo ayuda"
 	csrf := ma.Get("/chat").CSRF()
-	if p := ma.Post("/chat", url.Values{"_csrf": {csrf}, "mode": {"help"}}); p.Status != http.StatusForbidden || !strings.Contains(p.Text("main"), says) {
-		t.Errorf("a new help thread on the site: %d %q", p.Status, p.Text("main"))
-	}
-	if p := ma.Post("/chat/"+old.ID+"/messages", url.Values{"_csrf": {csrf}, "content": {"¿Cómo cambio mi contraseña?"}}); p.Status != http.StatusForbidden || !strings.Contains(p.Text("#ask-error, main"), says) {
-		t.Errorf("a question in the old help thread: %d %q", p.Status, p.Text("main"))
+	for _, r := range []struct {
+		what, path string
+		form       url.Values
+	}{
+		{"a new help thread", "/chat", url.Values{"mode": {"help"}}},
+		{"a question in the old help thread", "/chat/" + old.ID + "/messages", url.Values{"content": {"¿Cómo cambio mi contraseña?"}}},
+		{"regenerating its answer", "/messages/" + answer + "/retry", nil},
+		{"editing its question", "/messages/" + question + "/edit", url.Values{"content": {"¿Y mi correo?"}}},
+	} {
+		if p := send(t, ma, http.MethodPost, r.path, r.form, csrf); p.Status != http.StatusConflict || !strings.Contains(p.Text("main"), says) {
+			t.Errorf("%s on the site: %d %q", r.what, p.Status, p.Text("main"))
+		}
 	}
 	tok := apptest.APIToken(t, s, maID)
 	for _, call := range []struct {
@@ -141,7 +157,7 @@ func TestOrgPolicyHelpModeOff(t *testing.T) {
 		{"/conversations", map[string]any{"mode": "help"}},
 		{"/tutor/chat", map[string]any{"conversationId": old.ID, "message": "How do I change my password?"}},
 	} {
-		if resp, body := apptest.APICall(t, s, tok, "POST", call.path, call.body); resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "HELP_MODE_OFF") {
+		if resp, body := apptest.APICall(t, s, tok, "POST", call.path, call.body); resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "HELP_MODE_OFF") {
 			t.Errorf("API %s: %d %s", call.path, resp.StatusCode, body)
 		}
 	}
@@ -165,18 +181,21 @@ func TestOrgPolicyHelpModeOff(t *testing.T) {
 	}
 	wg.Wait()
 	for i, st := range statuses {
-		if want := []int{http.StatusForbidden, http.StatusOK}[i%2]; st != want {
+		if want := []int{http.StatusConflict, http.StatusOK}[i%2]; st != want {
 			t.Errorf("question %d together: %d, want %d", i, st, want)
 		}
 	}
-	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE user_id = ?`, maID); n != 0 {
-		t.Errorf("%d messages stored for the refused member", n)
+	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE user_id = ?`, maID); n != 2 {
+		t.Errorf("%d messages stored for the refused member, want the 2 from before", n)
+	}
+	if n := apptest.Count(t, s, `SELECT count(*) FROM message_versions`); n != 0 {
+		t.Errorf("%d versions kept by a refused regeneration", n)
 	}
 	if n := apptest.Count(t, s, `SELECT count(*) FROM conversations WHERE user_id = ? AND mode = 'help'`, maID); n != 1 {
 		t.Errorf("%d help threads of the member, want the old one only", n)
 	}
-	if n := apptest.Count(t, s, `SELECT coalesce(sum(questions), 0) FROM plan_usage WHERE user_id = ?`, maID); n != 0 {
-		t.Errorf("%d questions counted for refused help questions", n)
+	if n := apptest.Count(t, s, `SELECT coalesce(sum(questions), 0) FROM plan_usage WHERE user_id = ?`, maID); n != counted {
+		t.Errorf("%d questions counted, want the %d from before", n, counted)
 	}
 	if n := apptest.Count(t, s, `SELECT count(*) FROM messages WHERE user_id = ? AND role = 'user'`, mbID); n != 8 {
 		t.Errorf("the other organization's member got %d of 8 questions in", n)
