@@ -124,27 +124,45 @@ func (q MatrixQuery) normalize() (MatrixQuery, error) {
 	return q, nil
 }
 
+// coveredLessons lists one row per lesson each assignment (aliased a)
+// where cond holds covers: its lesson, or each lesson of its path. A
+// UNION rather than Assigned to you's OR join, so that a thousand members
+// × fifty lessons hash-join instead of testing every pair.
+func coveredLessons(cond string) string {
+	return `SELECT a.id, a.group_id, a.due_on, a.check_required, a.lesson_id FROM organization_assignments a
+			WHERE a.lesson_id IS NOT NULL AND ` + cond + `
+		UNION ALL
+		SELECT a.id, a.group_id, a.due_on, a.check_required, l.id FROM organization_assignments a
+			JOIN modules m ON m.path_id = a.path_id JOIN lessons l ON l.module_id = m.id
+			WHERE ` + cond
+}
+
+// matrixScope is the condition keeping the assignments the matrix shows:
+// the organization's, to everyone or (with a group) to that group.
+const matrixScope = `a.organization_id = @org AND (@group = 0 OR a.group_id IS NULL OR a.group_id = @group)`
+
 // matrixCTEs computes, for the members in scope (the organization's, or a
 // group's), each assigned lesson's counters (cells) and each member's
 // totals: set-based, so the statement is one whatever the numbers of
 // members and lessons. The SQL twin of MatrixCell.Done counts done.
-const matrixCTEs = `WITH scope AS (
+var matrixCTEs = `WITH scope AS (
 		SELECT om.user_id, u.name, u.email FROM organization_members om JOIN users u ON u.id = om.user_id
 		WHERE om.organization_id = @org AND (@group = 0 OR EXISTS (SELECT 1 FROM organization_group_members g
 			WHERE g.group_id = @group AND g.user_id = om.user_id))
+	), covered AS (` + coveredLessons(matrixScope) + `
 	), assigned AS (
-		SELECT s.user_id, l.id AS lesson_id, bool_or(a.check_required) AS check_required
-		FROM scope s
-		JOIN organization_assignments a ON a.organization_id = @org
-			AND (@group = 0 OR a.group_id IS NULL OR a.group_id = @group) AND ` + "%[1]s" + `
-		JOIN lessons l ON ` + assignmentLessons + `
-		GROUP BY s.user_id, l.id
+		SELECT x.user_id, x.lesson_id, bool_or(x.check_required) AS check_required FROM (
+			SELECT s.user_id, c.lesson_id, c.check_required FROM scope s CROSS JOIN covered c WHERE c.group_id IS NULL
+			UNION ALL
+			SELECT s.user_id, c.lesson_id, c.check_required FROM covered c
+			JOIN organization_group_members gm ON gm.group_id = c.group_id JOIN scope s ON s.user_id = gm.user_id
+		) x GROUP BY x.user_id, x.lesson_id
 	), cells AS (
 		SELECT x.user_id, x.lesson_id, x.check_required, r.user_id IS NOT NULL AS read,
 			coalesce(sm.checked, 0) AS checked, coalesce(sm.mastered, 0) AS mastered, coalesce(sm.passed, 0) AS passed
 		FROM assigned x
 		LEFT JOIN lesson_reads r ON r.user_id = x.user_id AND r.lesson_id = x.lesson_id
-		LEFT JOIN (` + "%[2]s" + `) sm ON sm.user_id = x.user_id AND sm.lesson_id = x.lesson_id
+		LEFT JOIN (` + sectionCounts("sm.user_id IN (SELECT user_id FROM scope)") + `) sm ON sm.user_id = x.user_id AND sm.lesson_id = x.lesson_id
 	), totals AS (
 		SELECT s.user_id, s.name, lower(s.name) AS sort_name, s.email, count(c.lesson_id) AS assigned,
 			count(c.lesson_id) FILTER (WHERE CASE WHEN c.check_required THEN c.passed > 0 ELSE c.read OR c.checked > 0 END) AS done
@@ -156,9 +174,8 @@ const matrixCTEs = `WITH scope AS (
 // each with its cells (one row per cell, one row with no lesson for a
 // member with none): keyset is the page's start and limit its size.
 func matrixRowsSQL(q MatrixQuery, keyset, limit string) string {
-	ctes := fmt.Sprintf(matrixCTEs, assignedToUser("s.user_id"), sectionCounts("sm.user_id IN (SELECT user_id FROM scope)"))
 	order := matrixOrder(q)
-	return ctes + `, page AS (SELECT t.* FROM totals t WHERE ` + keyset + ` ORDER BY ` + order + limit + `)
+	return matrixCTEs + `, page AS (SELECT t.* FROM totals t WHERE ` + keyset + ` ORDER BY ` + order + limit + `)
 		SELECT t.user_id, t.name, t.sort_name, t.email, t.assigned, t.done, coalesce(c.lesson_id, '') AS lesson_id,
 			coalesce(c.check_required, false) AS check_required, coalesce(c.read, false) AS read,
 			coalesce(c.checked, 0) AS checked, coalesce(c.mastered, 0) AS mastered, coalesce(c.passed, 0) AS passed
@@ -258,8 +275,7 @@ func (s *Organizations) MatrixEach(ctx context.Context, orgID string, q MatrixQu
 	if err != nil {
 		return err
 	}
-	db := conn(ctx, s.db)
-	rows, err := db.Raw(matrixRowsSQL(q, "true", ""), matrixParams(orgID, q, nil)).Rows()
+	rows, err := conn(ctx, s.db).Raw(matrixRowsSQL(q, "true", ""), matrixParams(orgID, q, nil)).Rows()
 	if err != nil {
 		return fmt.Errorf("matrix rows: %w", err)
 	}
@@ -267,18 +283,19 @@ func (s *Organizations) MatrixEach(ctx context.Context, orgID string, q MatrixQu
 	if err := head(m); err != nil {
 		return err
 	}
-	return foldMatrixRows(db, rows, m.Lessons, row)
+	return foldMatrixRows(rows, m.Lessons, row)
 }
 
 // foldMatrixRows reads the rows of matrixRowsSQL into members and hands
-// each to emit once its last cell is read.
-func foldMatrixRows(db interface {
-	ScanRows(*sql.Rows, any) error
-}, rows *sql.Rows, lessons []MatrixLesson, emit func(MatrixRow) error) error {
+// each to emit once its last cell is read. It scans the columns in their
+// order itself: a thousand members × fifty lessons are 50,000 rows.
+func foldMatrixRows(rows *sql.Rows, lessons []MatrixLesson, emit func(MatrixRow) error) error {
 	f := newMatrixFolder(lessons)
 	for rows.Next() {
 		var r matrixCellRow
-		if err := db.ScanRows(rows, &r); err != nil {
+		p := &r.Progress
+		if err := rows.Scan(&r.UserID, &r.Name, &r.SortName, &r.Email, &r.Assigned, &r.Done, &r.LessonID,
+			&r.CheckRequired, &p.Read, &p.Checked, &p.Mastered, &p.Passed); err != nil {
 			return fmt.Errorf("matrix row: %w", err)
 		}
 		if f.current != nil && f.current.UserID != r.UserID {
@@ -324,11 +341,10 @@ func (s *Organizations) matrixColumns(ctx context.Context, orgID string, groupID
 		m.Group = g
 	}
 	err := conn(ctx, s.db).Raw(`SELECT l.id, l.title, l.language, lp.slug AS path_slug
-		FROM organization_assignments a
-		JOIN lessons l ON `+assignmentLessons+`
+		FROM (`+coveredLessons(matrixScope)+`) a
+		JOIN lessons l ON l.id = a.lesson_id
 		JOIN modules lm ON lm.id = l.module_id
 		JOIN paths lp ON lp.id = lm.path_id
-		WHERE a.organization_id = @org AND (@group = 0 OR a.group_id IS NULL OR a.group_id = @group)
 		GROUP BY l.id, l.title, l.language, lp.slug, lm.position, l.position
 		ORDER BY min(a.due_on) NULLS LAST, min(a.id), lm.position, l.position, l.id`,
 		map[string]any{"org": orgID, "group": groupID}).Scan(&m.Lessons).Error
