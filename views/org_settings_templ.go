@@ -17,7 +17,7 @@ import (
 )
 
 // orgTabs are the organization admin's pages: the home, the progress
-// matrix and the tutor policy; tab is the one shown.
+// matrix, the tutor policy and Understanding; tab is the one shown.
 func orgTabs(tab string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
