@@ -58,4 +58,8 @@ var _ = add(map[string][2]string{
 	"mail.invite_expires":  {"The link works once, until %s.", "El enlace funciona una vez, hasta el %s."},
 	"mail.invite_ignore":   {"If you did not expect this invitation, ignore this email.", "Si no esperabas esta invitación, ignora este correo."},
 	"mail.invite_action":   {"Join %s", "Unirme a %s"},
+
+	// A pending invitation's seat is not free: /org's seats line says how many are held.
+	"org.seats_held.one":   {"%d more held by a pending invitation", "%d más reservada por una invitación pendiente"},
+	"org.seats_held.other": {"%d more held by pending invitations", "%d más reservadas por invitaciones pendientes"},
 })

@@ -94,7 +94,7 @@ func (s *Organizations) InviteAdmin(ctx context.Context, byID, orgID, email, loc
 		if err != nil {
 			return err
 		}
-		taken, err := s.seatsPromised(ctx, orgID, now)
+		taken, err := s.seatsPromised(ctx, orgID, 0, now)
 		if err != nil {
 			return err
 		}

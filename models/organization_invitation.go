@@ -64,7 +64,7 @@ func (s *Organizations) Invite(ctx context.Context, byID, orgID string, rows []I
 		if err != nil {
 			return err
 		}
-		taken, err := s.seatsPromised(ctx, orgID, now)
+		taken, err := s.seatsPromised(ctx, orgID, 0, now)
 		if err != nil {
 			return err
 		}
@@ -98,14 +98,27 @@ func (s *Organizations) Invite(ctx context.Context, byID, orgID string, rows []I
 	return sent, refused, nil
 }
 
-// seatsPromised counts the members and the pending, unexpired invitations.
-func (s *Organizations) seatsPromised(ctx context.Context, orgID string, now time.Time) (int, error) {
+// seatsPromised counts the members and the pending, unexpired invitations
+// but the one with id except (0: none).
+func (s *Organizations) seatsPromised(ctx context.Context, orgID string, except int64, now time.Time) (int, error) {
 	var n int
 	err := conn(ctx, s.db).Raw(`SELECT (SELECT count(*) FROM organization_members WHERE organization_id = ?) +
 		(SELECT count(*) FROM organization_invitations WHERE organization_id = ?
-			AND accepted_at IS NULL AND canceled_at IS NULL AND expires_at > ?)`, orgID, orgID, now).Scan(&n).Error
+			AND accepted_at IS NULL AND canceled_at IS NULL AND expires_at > ? AND id <> ?)`, orgID, orgID, now, except).Scan(&n).Error
 	if err != nil {
 		return 0, fmt.Errorf("seats promised: %w", err)
+	}
+	return n, nil
+}
+
+// SeatsHeld counts the organization's pending, unexpired invitations:
+// each holds a seat that no one else can take meanwhile.
+func (s *Organizations) SeatsHeld(ctx context.Context, orgID string, now time.Time) (int, error) {
+	var n int
+	err := conn(ctx, s.db).Raw(`SELECT count(*) FROM organization_invitations WHERE organization_id = ?
+		AND accepted_at IS NULL AND canceled_at IS NULL AND expires_at > ?`, orgID, now).Scan(&n).Error
+	if err != nil {
+		return 0, fmt.Errorf("seats held: %w", err)
 	}
 	return n, nil
 }
@@ -293,7 +306,7 @@ func (s *Organizations) AcceptInvitation(ctx context.Context, token, userID stri
 		if err := s.adminInviteFor(ctx, inv, userID); err != nil {
 			return err
 		}
-		if err := s.join(ctx, userID, o.ID, userID, inv.Role, now); err != nil {
+		if err := s.join(ctx, userID, o.ID, userID, inv.Role, inv.ID, now); err != nil {
 			return err
 		}
 		return conn(ctx, s.db).Exec(`UPDATE organization_invitations SET accepted_at = ?, accepted_by = ? WHERE id = ?`,

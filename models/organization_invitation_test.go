@@ -104,3 +104,52 @@ func TestPendingInvitationsPaged(t *testing.T) {
 		t.Fatalf("pages: %v, want %s", got, want)
 	}
 }
+
+// A pending invitation holds its seat: a join link or naming an admin does
+// not take it, its own acceptance does, and an expired one holds nothing.
+func TestPendingInvitationHoldsItsSeat(t *testing.T) {
+	db := pgtest.New(t)
+	ctx, now := context.Background(), time.Now()
+	orgs := models.NewOrganizations(db.DB)
+	o := newOrg(t, orgs, "one", 3)
+	old := []models.Invitee{{Line: 1, Email: "late@example.com", Locale: "en"}}
+	if _, _, err := orgs.Invite(ctx, "", o.ID, old, now.AddDate(0, 0, -30)); err != nil {
+		t.Fatal(err)
+	}
+	sent, _, err := orgs.Invite(ctx, "", o.ID, []models.Invitee{{Line: 1, Email: "guest@example.com", Locale: "en"}}, now)
+	if err != nil || len(sent) != 1 {
+		t.Fatalf("invite: %v %v", sent, err)
+	}
+	token, err := orgs.NewLink(ctx, "", o.ID, now.AddDate(0, 0, 7), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	people := map[string]*models.User{}
+	for _, e := range []string{"a", "b", "c", "guest"} {
+		people[e] = account(t, db, e+"@example.com", models.PlanFree)
+	}
+	for _, step := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"the first by the link", join(ctx, orgs, token, people["a"], now), nil},
+		{"the second by the link", join(ctx, orgs, token, people["b"], now), nil},
+		{"the third by the link: the invitation holds the seat", join(ctx, orgs, token, people["c"], now), models.ErrNoSeats},
+		{"named admin", func() error { _, err := orgs.NameAdmin(ctx, "", o.ID, "c@example.com", now); return err }(), models.ErrNoSeats},
+		{"the invited", func() error { _, err := orgs.AcceptInvitation(ctx, sent[0].Token, people["guest"].ID, now); return err }(), nil},
+	} {
+		if !errors.Is(step.err, step.want) {
+			t.Errorf("%s: %v, want %v", step.name, step.err, step.want)
+		}
+	}
+	if held, err := orgs.SeatsHeld(ctx, o.ID, now); err != nil || held != 0 {
+		t.Fatalf("seats held after the acceptance: %d %v", held, err)
+	}
+}
+
+// join joins u by the link, for a table of steps.
+func join(ctx context.Context, orgs *models.Organizations, token string, u *models.User, now time.Time) error {
+	_, err := orgs.JoinByLink(ctx, token, u.ID, now)
+	return err
+}

@@ -119,7 +119,7 @@ func (s *Organizations) JoinByLink(ctx context.Context, token, userID string, no
 		if o, err = s.LinkOrg(ctx, token, now); err != nil {
 			return err
 		}
-		if err = s.join(ctx, userID, o.ID, userID, RoleMember, now); err != nil {
+		if err = s.join(ctx, userID, o.ID, userID, RoleMember, 0, now); err != nil {
 			return err
 		}
 		// Checked again under the organization's lock (join took it), which

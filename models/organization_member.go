@@ -91,22 +91,26 @@ func (s *Organizations) Members(ctx context.Context, orgID string, after *TimeCu
 
 // join adds userID to the organization with role, under the organization's
 // row lock, so parallel joins never pass its seats; the user's plan becomes
-// the role's, an audited change by byID.
-func (s *Organizations) join(ctx context.Context, byID, orgID, userID, role string, now time.Time) error {
+// the role's, an audited change by byID. The seats held by pending
+// invitations are not free: only accepting (the id of the invitation the
+// user accepts, 0 for none) takes its own.
+func (s *Organizations) join(ctx context.Context, byID, orgID, userID, role string, accepting int64, now time.Time) error {
 	return WithTx(ctx, s.db, func(ctx context.Context) error {
 		seats, err := s.lock(ctx, orgID)
 		if err != nil {
 			return err
 		}
+		taken, err := s.seatsPromised(ctx, orgID, accepting, now)
+		if err != nil {
+			return err
+		}
 		tx := conn(ctx, s.db)
 		var st struct {
-			Plan    string
-			OrgID   *string
-			Members int
+			Plan  string
+			OrgID *string
 		}
-		if err := tx.Raw(`SELECT u.plan, m.organization_id AS org_id,
-				(SELECT count(*) FROM organization_members WHERE organization_id = ?) AS members
-			FROM users u LEFT JOIN organization_members m ON m.user_id = u.id WHERE u.id = ?`, orgID, userID).
+		if err := tx.Raw(`SELECT u.plan, m.organization_id AS org_id
+			FROM users u LEFT JOIN organization_members m ON m.user_id = u.id WHERE u.id = ?`, userID).
 			Take(&st).Error; err != nil {
 			return fmt.Errorf("joining user: %w", notFound(err))
 		}
@@ -117,7 +121,7 @@ func (s *Organizations) join(ctx context.Context, byID, orgID, userID, role stri
 			return ErrInOtherOrg
 		case IsAdminPlan(st.Plan):
 			return ErrStaffAccount
-		case st.Members >= seats:
+		case taken >= seats:
 			return ErrNoSeats
 		}
 		if err := tx.Exec(`INSERT INTO organization_members (organization_id, user_id, role, joined_at) VALUES (?, ?, ?, ?)`,
@@ -140,7 +144,7 @@ func (s *Organizations) NameAdmin(ctx context.Context, byID, orgID, email string
 	if err != nil {
 		return nil, err
 	}
-	err = s.join(ctx, byID, orgID, u.ID, RoleAdmin, now)
+	err = s.join(ctx, byID, orgID, u.ID, RoleAdmin, 0, now)
 	if errors.Is(err, ErrAlreadyMember) {
 		err = s.SetRole(ctx, byID, orgID, u.ID, RoleAdmin, now)
 	}

@@ -127,7 +127,7 @@ func orgMemberBody(r *models.OrgMemberReport, now time.Time) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</p></section><ul class=\"kpis\" id=\"report-figures\"><li class=\"kpi card\" id=\"report-last-active\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</p></section><ul class=\"kpis kpis-many\" id=\"report-figures\"><li class=\"kpi card\" id=\"report-last-active\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -239,6 +239,9 @@ func (a *App) loadInvitations(c echo.Context, v *views.InvitesView) error {
 		return err
 	}
 	v.Pending, v.Now, v.Mail = pending, a.Tutor.Now(), a.Post.Enabled()
+	if v.Held, err = a.Orgs.SeatsHeld(c.Request().Context(), orgOf(c), v.Now); err != nil {
+		return err
+	}
 	if next != nil {
 		v.Next = next.String()
 	}

@@ -54,6 +54,7 @@ type Browser struct {
 	// NoJS reports whether JavaScript is disabled in the page.
 	NoJS bool
 
+	name   string // a Session's, in its screenshot's name
 	dumped bool
 }
 
@@ -104,23 +105,46 @@ func New(t testing.TB, opts ...Option) *Browser {
 		cancelTimeout()
 		_ = os.RemoveAll(profile)
 	})
-	// Registered after the stop, so it runs first: a test that failed
-	// outside the helpers still leaves a screenshot behind.
-	t.Cleanup(func() {
-		if t.Failed() && !b.dumped {
+	if err := b.open(); err != nil {
+		t.Fatalf("browser: start %s: %v (install chromium: apt-get install -y chromium)", path, err)
+	}
+	return b
+}
+
+// Session opens a tab of the same chromium in a browser context of its
+// own (its own cookies and storage), as another person on another
+// computer would use the site, with JavaScript as in b. name tells its
+// screenshot apart when the test fails. It closes when the test ends.
+func (b *Browser) Session(name string) *Browser {
+	b.T.Helper()
+	ctx, cancel := chromedp.NewContext(b.Ctx, chromedp.WithNewBrowserContext())
+	s := &Browser{T: b.T, Ctx: ctx, NoJS: b.NoJS, name: name}
+	b.T.Cleanup(cancel)
+	if err := s.open(); err != nil {
+		b.T.Fatalf("browser: open the session %s: %v", name, err)
+	}
+	return s
+}
+
+// open starts the tab and turns JavaScript off when NoJS says so. Its
+// cleanup is registered after the caller's stop, so it runs first: a
+// test that failed outside the helpers still leaves a screenshot behind.
+func (b *Browser) open() error {
+	b.T.Cleanup(func() {
+		if b.T.Failed() && !b.dumped {
 			b.dump()
 		}
 	})
-	if err := chromedp.Do(tabCtx); err != nil {
-		t.Fatalf("browser: start %s: %v (install chromium: apt-get install -y chromium)", path, err)
+	if err := chromedp.Do(b.Ctx); err != nil {
+		return err
 	}
-	if cfg.noJS {
-		if _, err := chromedp.Call(tabCtx, emulation.SetScriptExecutionDisabled,
+	if b.NoJS {
+		if _, err := chromedp.Call(b.Ctx, emulation.SetScriptExecutionDisabled,
 			emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
-			t.Fatalf("browser: disable JavaScript: %v", err)
+			return fmt.Errorf("disable JavaScript: %w", err)
 		}
 	}
-	return b
+	return nil
 }
 
 // step runs actions with the step timeout and fails the test with a
@@ -328,7 +352,7 @@ func (b *Browser) dump() {
 		b.T.Logf("browser: no screenshot, the browser is gone: %v", b.Ctx.Err())
 		return
 	}
-	name := strings.NewReplacer("/", "_", " ", "_").Replace(b.T.Name())
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(strings.TrimSuffix(b.T.Name()+"/"+b.name, "/"))
 	if file, err := b.Screenshot(name); err != nil {
 		b.T.Logf("browser: screenshot failed: %v", err)
 	} else {
