@@ -42,7 +42,12 @@ type Lesson struct {
 	ContentMD   string `gorm:"column:content_md"`
 	ContentHash string
 	SourceFile  string
-	UpdatedAt   time.Time
+	// Status is draft, published or unpublished: students see published only.
+	Status string
+	// Version is the newest version's number, PublishedVersion the one students see.
+	Version          int
+	PublishedVersion *int
+	UpdatedAt        time.Time
 }
 
 // LessonChunk is one section of a lesson, searchable by full text.
@@ -54,6 +59,8 @@ type LessonChunk struct {
 	Anchor   string
 	Text     string
 	Hash     string
+	// Since is when this text of the section was first published.
+	Since time.Time
 }
 
 // HelpArticle is a page about using aula, the ground of the help mode.
@@ -113,11 +120,11 @@ func (s *Content) Catalog(ctx context.Context) ([]Path, error) {
 		return nil, fmt.Errorf("list modules: %w", err)
 	}
 	var lessons []Lesson
-	if err := db.Select("id, module_id, title, summary, position, language").
+	if err := db.Select("id, module_id, title, summary, position, language").Where("status = 'published'").
 		Order("module_id, position, id").Find(&lessons).Error; err != nil {
 		return nil, fmt.Errorf("list lessons: %w", err)
 	}
-	return assemble(paths, modules, lessons), nil
+	return visible(assemble(paths, modules, lessons)), nil
 }
 
 // PathBySlug returns one path with its modules and lessons (without text).
@@ -133,11 +140,34 @@ func (s *Content) PathBySlug(ctx context.Context, slug string) (*Path, error) {
 	}
 	var lessons []Lesson
 	if err := db.Select("lessons.id, module_id, lessons.title, summary, lessons.position, language").
-		Joins("JOIN modules ON modules.id = lessons.module_id").Where("modules.path_id = ?", p.ID).
+		Joins("JOIN modules ON modules.id = lessons.module_id").Where("modules.path_id = ? AND lessons.status = 'published'", p.ID).
 		Order("module_id, lessons.position, lessons.id").Find(&lessons).Error; err != nil {
 		return nil, fmt.Errorf("list lessons: %w", err)
 	}
-	return &assemble([]Path{p}, modules, lessons)[0], nil
+	shown := visible(assemble([]Path{p}, modules, lessons))
+	if len(shown) == 0 {
+		return nil, ErrNotFound
+	}
+	return &shown[0], nil
+}
+
+// visible keeps what students see: modules with a published lesson and
+// paths with such a module (a path written in the browser stays hidden
+// until its first lesson is published).
+func visible(paths []Path) []Path {
+	out := paths[:0]
+	for _, p := range paths {
+		mods := p.Modules[:0]
+		for _, m := range p.Modules {
+			if len(m.Lessons) > 0 {
+				mods = append(mods, m)
+			}
+		}
+		if p.Modules = mods; len(mods) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func assemble(paths []Path, modules []Module, lessons []Lesson) []Path {
@@ -170,7 +200,7 @@ func (s *Content) LessonPage(ctx context.Context, pathSlug, lessonID string) (*L
 	err := db.Raw(`SELECT l.*, m.title AS m_title, m.slug AS m_slug, m.position AS m_position,
 			p.id AS p_id, p.slug AS p_slug, p.title AS p_title, p.language AS p_lang
 		FROM lessons l JOIN modules m ON m.id = l.module_id JOIN paths p ON p.id = m.path_id
-		WHERE l.id = ? AND p.slug = ?`, lessonID, pathSlug).Scan(&row).Error
+		WHERE l.id = ? AND p.slug = ? AND l.status = 'published'`, lessonID, pathSlug).Scan(&row).Error
 	if err != nil {
 		return nil, fmt.Errorf("load lesson: %w", err)
 	}
@@ -193,7 +223,7 @@ func (s *Content) LessonPage(ctx context.Context, pathSlug, lessonID string) (*L
 				lag(l.id) OVER w AS prev_id, lag(l.title) OVER w AS prev_title,
 				lead(l.id) OVER w AS next_id, lead(l.title) OVER w AS next_title
 			FROM lessons l JOIN modules m ON m.id = l.module_id
-			WHERE m.path_id = ?
+			WHERE m.path_id = ? AND l.status = 'published'
 			WINDOW w AS (ORDER BY m.position, m.slug, l.position, l.id))
 		SELECT 'prev' AS dir, prev_id AS id, prev_title AS title FROM ordered WHERE id = ? AND prev_id IS NOT NULL
 		UNION ALL
@@ -216,10 +246,10 @@ func (s *Content) LessonPage(ctx context.Context, pathSlug, lessonID string) (*L
 	return page, nil
 }
 
-// Lesson returns a lesson by id.
+// Lesson returns a published lesson by id (what students and their tutor read).
 func (s *Content) Lesson(ctx context.Context, id string) (*Lesson, error) {
 	var l Lesson
-	if err := conn(ctx, s.db).Where("id = ?", id).Take(&l).Error; err != nil {
+	if err := conn(ctx, s.db).Where("id = ? AND status = 'published'", id).Take(&l).Error; err != nil {
 		return nil, notFound(err)
 	}
 	return &l, nil
@@ -259,7 +289,7 @@ func (s *Content) CitationTargets(ctx context.Context, lessonIDs []string) (map[
 	if len(lessonIDs) > 0 {
 		var rows []struct{ ID, Slug string }
 		if err := db.Raw(`SELECT l.id, p.slug FROM lessons l JOIN modules m ON m.id = l.module_id
-			JOIN paths p ON p.id = m.path_id WHERE l.id IN ?`, lessonIDs).Scan(&rows).Error; err != nil {
+			JOIN paths p ON p.id = m.path_id WHERE l.id IN ? AND l.status = 'published'`, lessonIDs).Scan(&rows).Error; err != nil {
 			return nil, nil, fmt.Errorf("lesson paths: %w", err)
 		}
 		for _, r := range rows {

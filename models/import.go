@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -77,26 +78,42 @@ func (s *Content) SaveLesson(ctx context.Context, in LessonImport) (changed bool
 		}
 		l.ModuleID = m.ID
 		var cur Lesson
-		same := tx.Select("id, module_id, content_hash, position, language").Where("id = ?", l.ID).Take(&cur).Error == nil &&
-			cur.ContentHash == l.ContentHash && cur.ModuleID == m.ID && cur.Position == l.Position && cur.Language == l.Language
-		if !same {
-			changed = true
-			if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&l).Error; err != nil {
-				return fmt.Errorf("upsert lesson: %w", err)
-			}
-			if err := replaceLessonChunks(tx, l.ID, in.Chunks); err != nil {
-				return err
-			}
+		found := tx.Select("id, module_id, content_hash, position, language, status, version").
+			Where("id = ?", l.ID).Take(&cur).Error == nil
+		if found && cur.ContentHash == l.ContentHash && cur.ModuleID == m.ID && cur.Position == l.Position &&
+			cur.Language == l.Language && cur.Status == StatusPublished {
+			return nil
 		}
-		for i, text := range in.Suggestions {
-			sg := Suggestion{LessonID: l.ID, Position: i + 1, Text: strings.TrimSpace(text)}
-			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&sg).Error; err != nil {
-				return fmt.Errorf("insert suggestion: %w", err)
-			}
-		}
-		return nil
+		changed = true
+		return importVersion(tx, l, cur.Version+1, in)
 	})
 	return changed, err
+}
+
+// importVersion writes an imported lesson as its next version, published:
+// the file is what students see, and the history keeps what was before.
+func importVersion(tx *gorm.DB, l Lesson, number int, in LessonImport) error {
+	l.Status, l.Version, l.PublishedVersion = StatusPublished, number, &number
+	if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(&l).Error; err != nil {
+		return fmt.Errorf("upsert lesson: %w", err)
+	}
+	d := LessonDraft{Title: l.Title, Summary: l.Summary, Language: l.Language, ContentMD: l.ContentMD,
+		Suggestions: in.Suggestions, Note: l.SourceFile}
+	if _, err := addVersion(tx, l.ID, number, d, VersionImport, ""); err != nil {
+		return err
+	}
+	if err := replaceLessonChunks(tx, l.ID, in.Chunks); err != nil {
+		return err
+	}
+	// Suggestions in a file are only the initial ones: a lesson that has
+	// some (perhaps edited by an admin) keeps them.
+	for i, text := range in.Suggestions {
+		sg := Suggestion{LessonID: l.ID, Position: i + 1, Text: strings.TrimSpace(text)}
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&sg).Error; err != nil {
+			return fmt.Errorf("insert suggestion: %w", err)
+		}
+	}
+	return nil
 }
 
 // SaveHelpArticle writes one imported help article and its sections in one
@@ -122,11 +139,25 @@ func (s *Content) SaveHelpArticle(ctx context.Context, a HelpArticle, chunks []C
 	return changed, err
 }
 
-// replaceLessonChunks rewrites a lesson's sections.
+// replaceLessonChunks rewrites a lesson's sections. A section whose text
+// was already published (same hash) keeps its since, so the editor's
+// figures restart only for the sections an edit really changed.
 func replaceLessonChunks(tx *gorm.DB, lessonID string, chunks []ContentChunk) error {
+	var old []LessonChunk
+	if err := tx.Select("hash, since").Where("lesson_id = ?", lessonID).Find(&old).Error; err != nil {
+		return fmt.Errorf("read sections: %w", err)
+	}
+	since := map[string]time.Time{}
+	for _, c := range old {
+		since[c.Hash] = c.Since
+	}
+	now := time.Now()
 	rows := make([]LessonChunk, len(chunks))
 	for i, c := range chunks {
-		rows[i] = LessonChunk{LessonID: lessonID, Position: i, Heading: c.Heading, Anchor: c.Anchor, Text: c.Text, Hash: c.Hash}
+		rows[i] = LessonChunk{LessonID: lessonID, Position: i, Heading: c.Heading, Anchor: c.Anchor, Text: c.Text, Hash: c.Hash, Since: now}
+		if t, ok := since[c.Hash]; ok {
+			rows[i].Since = t
+		}
 	}
 	return replaceChunks(tx, LessonChunk{LessonID: lessonID}, rows)
 }

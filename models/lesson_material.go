@@ -44,7 +44,7 @@ func (s *LessonMaterials) Get(ctx context.Context, lessonID string) (*LessonMate
 func readMaterials(db *gorm.DB, ids []string) ([]*LessonMaterial, error) {
 	want := distinct(ids)
 	var lessons []Lesson
-	if err := db.Where("id IN ?", want).Find(&lessons).Error; err != nil {
+	if err := db.Where("id IN ? AND status = 'published'", want).Find(&lessons).Error; err != nil {
 		return nil, fmt.Errorf("read lessons: %w", err)
 	}
 	var rows []Chunk

@@ -117,7 +117,7 @@ func (s *Progress) Lessons(ctx context.Context, userID string, pathID int64) (Pr
 				FROM section_mastery sm
 				WHERE sm.user_id = @user AND `+sectionExists+`
 				GROUP BY sm.lesson_id) sm ON sm.lesson_id = l.id
-		WHERE @path = 0 OR m.path_id = @path`,
+		WHERE l.status = 'published' AND (@path = 0 OR m.path_id = @path)`,
 		map[string]any{"user": userID, "path": pathID}).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("lesson progress: %w", err)
@@ -187,7 +187,7 @@ func (s *Progress) MarkRead(ctx context.Context, userID, pathSlug, lessonID stri
 	// before, so no row at all means no such lesson.
 	res := conn(ctx, s.db).Exec(`INSERT INTO lesson_reads (user_id, lesson_id, read_at)
 		SELECT @user, l.id, @now FROM lessons l JOIN modules m ON m.id = l.module_id JOIN paths p ON p.id = m.path_id
-		WHERE l.id = @lesson AND p.slug = @path
+		WHERE l.id = @lesson AND p.slug = @path AND l.status = 'published'
 		ON CONFLICT (user_id, lesson_id) DO UPDATE SET read_at = lesson_reads.read_at`,
 		map[string]any{"user": userID, "lesson": lessonID, "path": pathSlug, "now": now})
 	if res.Error != nil {
@@ -213,7 +213,7 @@ func (s *Progress) Resume(ctx context.Context, userID string, now time.Time) (*R
 		next AS (
 			SELECT nl.id, nl.title, nl.language FROM last
 			JOIN modules nm ON nm.path_id = last.path_id JOIN lessons nl ON nl.module_id = nm.id
-			WHERE last.read AND (nm.position, nl.position, nl.id) > (last.module_position, last.position, last.id)
+			WHERE last.read AND nl.status = 'published' AND (nm.position, nl.position, nl.id) > (last.module_position, last.position, last.id)
 			  AND NOT EXISTS (SELECT 1 FROM lesson_reads r WHERE r.user_id = @user AND r.lesson_id = nl.id)
 			ORDER BY nm.position, nl.position, nl.id LIMIT 1)
 		SELECT coalesce(next.id, last.id, '') AS lesson_id, coalesce(next.title, last.title, '') AS lesson_title,

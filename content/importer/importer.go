@@ -6,8 +6,6 @@ package importer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,7 +13,6 @@ import (
 	"sort"
 	"strings"
 
-	"aula/markdown"
 	"aula/models"
 )
 
@@ -99,8 +96,8 @@ func contentFiles(fsys fs.FS) ([]string, error) {
 
 // save hands one parsed file to the store; it reports whether anything changed.
 func save(ctx context.Context, store *models.Content, file string, fm *FrontMatter, body string) (bool, error) {
-	hash := hashText(fm.Title + "\x00" + fm.Summary + "\x00" + body)
-	chunks := sections(fm.Title, body)
+	hash := models.ContentHash(fm.Title, fm.Summary, body)
+	chunks := models.LessonSections(fm.Title, body)
 	if fm.Kind == "help" {
 		return store.SaveHelpArticle(ctx, models.HelpArticle{ID: fm.ID, Title: fm.Title, Language: fm.Language,
 			Position: fm.Position, ContentMD: body, ContentHash: hash, SourceFile: file}, chunks)
@@ -114,18 +111,4 @@ func save(ctx context.Context, store *models.Content, file string, fm *FrontMatt
 		Suggestions: fm.Suggestions,
 		Chunks:      chunks,
 	})
-}
-
-// sections cuts a lesson or article into the chunks retrieval searches.
-func sections(title, body string) []models.ContentChunk {
-	var out []models.ContentChunk
-	for _, c := range markdown.Chunks(title, body) {
-		out = append(out, models.ContentChunk{Heading: c.Heading, Anchor: c.Anchor, Text: c.Text, Hash: hashText(c.Text)})
-	}
-	return out
-}
-
-func hashText(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
 }

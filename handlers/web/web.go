@@ -192,7 +192,25 @@ func (a *App) Routes(e *echo.Echo) {
 	form(auth, "/settings/organization/leave", a.leaveOrgConfirm, a.leaveOrg)
 
 	a.adminRoutes(site)
+	a.contentRoutes(site)
 	a.orgRoutes(site)
+}
+
+// contentRoutes registers the authors' pages under /admin/content
+// (CONTENT_ADMIN and SUPER_ADMIN; 404 to anyone else, as under /admin).
+func (a *App) contentRoutes(site *echo.Group) {
+	cnt := site.Group("/admin/content", a.requireAdmin)
+	_ = cnt
+
+	// The catalog: paths, modules, lessons and help articles.
+
+	// The lesson editor, its versions and history.
+
+	// Images.
+
+	// Beside each section: what students struggle with; the tutor helping the author.
+
+	// Round trip with the files: zip export and import.
 }
 
 // orgRoutes registers the organization admin's pages (404 to anyone else,
