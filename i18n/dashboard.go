@@ -27,6 +27,7 @@ var _ = add(map[string][2]string{
 	"upgrade.per_month.one":   {"%d question a month", "%d pregunta al mes"},
 	"upgrade.per_month.other": {"%d questions a month", "%d preguntas al mes"},
 	"upgrade.how":             {"There is no online payment: an administrator approves the request and changes your plan.", "No hay pago en línea: un administrador aprueba la solicitud y cambia tu plan."},
+	"upgrade.org_plan":        {"Your organization gives you this plan while you belong to it: ask its admin about your limits. Leaving the organization (Settings) returns you to Free.", "Tu organización te da este plan mientras perteneces a ella: consulta tus límites a su administrador. Si dejas la organización (Ajustes) vuelves a Gratis."},
 	"upgrade.choose":          {"Plan you would like", "Plan que quieres"},
 	"upgrade.request":         {"Request an upgrade", "Solicitar un cambio de plan"},
 	"upgrade.requested":       {"Your request for the %s plan was sent to the administrators.", "Tu solicitud del plan %s se envió a los administradores."},

@@ -14,6 +14,10 @@ import (
 // roles are given, never requested.
 var StudentPlans = []string{PlanFree, PlanStarter, PlanPro, PlanElite, PlanCorporateUser}
 
+// RequestablePlans are the plans a student can ask an admin for: a
+// corporate plan follows organization membership, never a request.
+var RequestablePlans = []string{PlanFree, PlanStarter, PlanPro, PlanElite}
+
 // ErrNotRequestable is a request for a staff plan or for the plan one has.
 var ErrNotRequestable = errors.New("that plan cannot be requested")
 
@@ -35,7 +39,7 @@ func NewUpgrades(db *gorm.DB) *Upgrades { return &Upgrades{db: db} }
 
 // Request records that userID asks for plan (replacing a pending request).
 func (s *Upgrades) Request(ctx context.Context, userID, current, plan string, now time.Time) error {
-	if !slices.Contains(StudentPlans, plan) || plan == current || !slices.Contains(StudentPlans, current) {
+	if !slices.Contains(RequestablePlans, plan) || plan == current || !slices.Contains(RequestablePlans, current) {
 		return ErrNotRequestable
 	}
 	err := conn(ctx, s.db).Exec(`INSERT INTO upgrade_requests (user_id, plan, created_at) VALUES (?, ?, ?)

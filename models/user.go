@@ -93,6 +93,10 @@ func (n *NewUser) Validate() error {
 	if !ValidPlan(n.Plan) {
 		return ErrUnknownPlan
 	}
+	// A new account belongs to no organization yet: it joins one first.
+	if n.Plan == PlanCorporateUser || n.Plan == PlanCorporateAdmin {
+		return ErrCorporateNeedsOrg
+	}
 	if n.Locale != "" && n.Locale != "en" && n.Locale != "es" {
 		return ErrUnknownLocale
 	}

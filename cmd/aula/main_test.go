@@ -177,6 +177,7 @@ func TestUserCommands(t *testing.T) {
 		{"set-plan of nobody", []string{"user", "set-plan", "nobody@example.com", "PRO"}, "nobody@example.com"},
 		{"set-plan to an unknown plan", []string{"user", "set-plan", "bo@example.com", "GOLD"}, "unknown plan"},
 		{"set-plan without a plan", []string{"user", "set-plan", "bo@example.com"}, "usage"},
+		{"create with a corporate plan", []string{"user", "create", "--email", "cy@example.com", "--name", "Cy", "--password", "pass-phrase-1", "--plan", "CORPORATE_ADMIN"}, "organization"},
 		{"set-plan corporate outside an organization", []string{"user", "set-plan", "bo@example.com", "CORPORATE_USER"}, "organization"},
 		{"unknown user command", []string{"user", "delete"}, "delete"},
 	}

@@ -72,3 +72,34 @@ func TestUpgradeRequestsWithoutJavaScript(t *testing.T) {
 		t.Errorf("a student deciding a request: %d", p.Status)
 	}
 }
+
+// A corporate plan follows membership: a student is never offered it, a
+// request for it is refused, and a member is told their organization sets
+// their plan instead of being offered a request they could not get.
+func TestUpgradeNeverOffersACorporatePlan(t *testing.T) {
+	s := apptest.New(t)
+	s.User(t, "root@example.com", orgPass, models.PlanSuperAdmin)
+	root := s.SignIn(t, "root@example.com", orgPass)
+	orgWith(t, s, root, "acme", "boss@example.com", "mia@example.com")
+	s.User(t, "frida@example.com", orgPass, models.PlanFree)
+
+	student := s.SignIn(t, "frida@example.com", orgPass)
+	p := student.Get("/upgrade")
+	if p.Doc.Find(`#upgrade-plan option[value="CORPORATE_USER"]`).Length() != 0 {
+		t.Error("/upgrade offers a student the corporate plan")
+	}
+	if p = student.Submit(p, "#upgrade-request", map[string]string{"plan": "CORPORATE_USER"}); p.Status != http.StatusUnprocessableEntity {
+		t.Errorf("a request for the corporate plan: %d, want 422", p.Status)
+	}
+	var n int64
+	s.DB.Raw(`SELECT count(*) FROM upgrade_requests`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d upgrade requests stored, want none", n)
+	}
+
+	member := s.SignIn(t, "mia@example.com", orgPass)
+	p = member.Get("/upgrade")
+	if p.Doc.Find("#upgrade-request").Length() != 0 || !strings.Contains(p.Text("#upgrade-org"), "organization") {
+		t.Errorf("a member's /upgrade: form %d, note %q", p.Doc.Find("#upgrade-request").Length(), p.Text("#upgrade-org"))
+	}
+}
