@@ -20,7 +20,8 @@ var ErrAnswerFull = errors.New("the answer has reached its maximum length")
 // this process, and no question is counted — the student asked it once,
 // and this finishes that answer. It returns the answer and its question.
 // ErrNotFound: no such answer; ErrNotContinuable: not stopped, or empty;
-// ErrAnswerFull: its text already has maxBytes bytes or more.
+// ErrAnswerFull: its text already has maxBytes bytes or more;
+// ErrHelpModeOff: a help thread of a member whose organization turned help off.
 func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, maxBytes int, now time.Time, lease Lease) (answer, question *Message, err error) {
 	if !validID(msgID) || !validID(userID) {
 		return nil, nil, ErrNotFound
@@ -39,6 +40,16 @@ func (s *Messages) BeginContinue(ctx context.Context, userID, msgID string, maxB
 		}
 		if err := questionOf(tx, &a, now, ErrNotContinuable, &q); err != nil {
 			return err
+		}
+		// Help mode is the organization's to turn off: an old help thread
+		// is not continued either, as it is not asked again.
+		var helpOff bool
+		if err := tx.Raw(`SELECT `+helpOffSQL("u", "c.mode")+` FROM conversations c JOIN users u ON u.id = c.user_id
+			WHERE c.id = ?`, a.ConversationID).Scan(&helpOff).Error; err != nil {
+			return fmt.Errorf("read help mode: %w", err)
+		}
+		if helpOff {
+			return ErrHelpModeOff
 		}
 		if err := tx.Exec(`UPDATE messages SET status = 'streaming', error_code = '', continued = true,
 			rating = NULL, rating_reason = NULL, rating_comment = '', rated_at = NULL, completed_at = NULL,

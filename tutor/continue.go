@@ -30,7 +30,8 @@ func (s *Service) Continue(ctx context.Context, userID, msgID string) (*models.M
 	answer, question, err := s.msgs.BeginContinue(ctx, userID, msgID, s.cfg.MaxAnswerBytes, s.now(), s.streams.Lease())
 	if err != nil {
 		s.streams.Abandon(st)
-		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrNotContinuable) || errors.Is(err, models.ErrAnswerFull) {
+		if errors.Is(err, models.ErrNotFound) || errors.Is(err, models.ErrNotContinuable) || errors.Is(err, models.ErrAnswerFull) ||
+			errors.Is(err, models.ErrHelpModeOff) {
 			return nil, asRefusal(err)
 		}
 		return nil, fmt.Errorf("continue: %w", err)

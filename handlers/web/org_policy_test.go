@@ -149,6 +149,11 @@ func TestOrgPolicyHelpModeOff(t *testing.T) {
 			t.Errorf("%s on the site: %d %q", r.what, p.Status, p.Text("main"))
 		}
 	}
+	// An answer the member stopped before help mode went off is not continued either.
+	s.DB.Exec(`UPDATE messages SET status = 'cancelled' WHERE id = ?`, answer)
+	if p := send(t, ma, http.MethodPost, "/messages/"+answer+"/continue", nil, csrf); p.Status != http.StatusConflict || !strings.Contains(p.Text("main"), says) {
+		t.Errorf("continuing its stopped answer on the site: %d %q", p.Status, p.Text("main"))
+	}
 	tok := apptest.APIToken(t, s, maID)
 	for _, call := range []struct {
 		path string
