@@ -37,6 +37,14 @@ func NewJoinThrottle(db *gorm.DB) *AddressThrottle {
 	return &AddressThrottle{db: db, table: "join_attempts", lockSpace: 3, Burst: 60, BurstWindow: 10 * time.Minute, Daily: 300}
 }
 
+// NewClassSignupThrottle allows 60 sign-ups per address in 10 minutes,
+// 300 a day, for sign-ups on their way into an organization through a live
+// join link or invitation: a class behind one school address signs up at
+// once, and the organization's seats bound what the link can bring in.
+func NewClassSignupThrottle(db *gorm.DB) *AddressThrottle {
+	return &AddressThrottle{db: db, table: "class_signup_attempts", lockSpace: 4, Burst: 60, BurstWindow: 10 * time.Minute, Daily: 300}
+}
+
 // Reserve counts an attempt from ip, or refuses it with a *ThrottleError.
 // Call it before the costly work (a sign-up's password hash).
 func (t *AddressThrottle) Reserve(ctx context.Context, ip string) error {

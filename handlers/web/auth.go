@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -45,7 +46,7 @@ func (a *App) signup(c echo.Context) error {
 		Locale: langOf(c)}
 	err := n.Validate()
 	if err == nil {
-		err = a.Signups.Reserve(ctx, c.RealIP())
+		err = a.signupThrottle(ctx, form.Next).Reserve(ctx, c.RealIP())
 	}
 	var u *models.User
 	if err == nil {
@@ -69,6 +70,23 @@ func (a *App) signup(c echo.Context) error {
 		a.Log.Error("welcome email", "err", err)
 	}
 	return redirect(c, safeNext(form.Next, urls.Learn()))
+}
+
+// signupThrottle is the allowance a sign-up counts against: one on its
+// way to a live join link or invitation (its next) counts as a class
+// signing up together, any other as a sign-up.
+func (a *App) signupThrottle(ctx context.Context, next string) *models.AddressThrottle {
+	now := a.Tutor.Now()
+	if token, ok := strings.CutPrefix(next, urls.JoinInvite("")); ok {
+		if _, _, err := a.Orgs.InvitationOrg(ctx, token, now); err == nil {
+			return a.ClassSignups
+		}
+	} else if token, ok := strings.CutPrefix(next, urls.Join("")); ok {
+		if _, err := a.Orgs.LinkOrg(ctx, token, now); err == nil {
+			return a.ClassSignups
+		}
+	}
+	return a.Signups
 }
 
 // authRefused answers a sign-in or sign-up the server would not process

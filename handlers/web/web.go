@@ -29,6 +29,8 @@ type App struct {
 	Signups *models.AddressThrottle
 	// Joins limits how many organization joins one address attempts.
 	Joins *models.AddressThrottle
+	// ClassSignups limits sign-ups on their way into an organization.
+	ClassSignups *models.AddressThrottle
 	// Orgs are the organizations, their members and join links.
 	Orgs    *models.Organizations
 	Content *models.Content
@@ -102,6 +104,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Throttle:      models.NewLoginThrottle(db),
 		Signups:       models.NewSignupThrottle(db),
 		Joins:         models.NewJoinThrottle(db),
+		ClassSignups:  models.NewClassSignupThrottle(db),
 		Orgs:          models.NewOrganizations(db),
 		Content:       models.NewContent(db),
 		Chunks:        models.NewChunks(db),
