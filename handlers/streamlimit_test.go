@@ -30,7 +30,7 @@ func TestStreamsPerUserCap(t *testing.T) {
 		name, refusal string
 		setup         func(t *testing.T, s *apptest.Server, client *http.Client) opener
 	}{
-		{"site", "respuestas abiertas", siteStreams},
+		{"site", "respuestas o comprobaciones escribiéndose", siteStreams},
 		{"API", `"code":"TOO_MANY_STREAMS"`, apiStreams},
 	} {
 		t.Run(door.name, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestCheckStreamsShareTheCap(t *testing.T) {
 			t.Fatalf("an answer stream within the cap answered %d: %s", o.status, o.body)
 		}
 	}
-	if o := openAtOnce(t, checks, 1)[0]; o.status != http.StatusTooManyRequests || !strings.Contains(o.body, "respuestas abiertas") {
+	if o := openAtOnce(t, checks, 1)[0]; o.status != http.StatusTooManyRequests || !strings.Contains(o.body, "respuestas o comprobaciones escribiéndose") {
 		t.Fatalf("a check stream past the cap answered %d: %s", o.status, o.body)
 	}
 	opened[0].close()

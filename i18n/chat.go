@@ -35,7 +35,7 @@ var _ = add(map[string][2]string{
 	"chat.tutor":                   {"Tutor", "Tutor"},
 	"chat.stop":                    {"Stop", "Detener"},
 	"chat.retry":                   {"Retry", "Reintentar"},
-	"stream.too_many":              {"You have %d answers open in other tabs or windows, the most at once. Close one and reload this page.", "Tienes %d respuestas abiertas en otras pestañas o ventanas, el máximo a la vez. Cierra una y vuelve a cargar esta página."},
+	"stream.too_many":              {"You have %d answers or knowledge checks being written in other tabs or windows, the most at once. Close one and reload this page.", "Tienes %d respuestas o comprobaciones escribiéndose en otras pestañas o ventanas, el máximo a la vez. Cierra una y vuelve a cargar esta página."},
 	"chat.slow":                    {"This is taking longer than usual…", "Esto está tardando más de lo habitual…"},
 	"chat.refreshing":              {"The answer is still being written; this page refreshes until it is complete.", "La respuesta aún se está escribiendo; esta página se actualiza hasta que esté completa."},
 	"chat.cancelled":               {"Stopped. The partial answer is kept.", "Detenido. Se conserva la respuesta parcial."},
