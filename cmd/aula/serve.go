@@ -138,6 +138,7 @@ func sweepSessions(ctx context.Context, db *gorm.DB, log *slog.Logger) {
 		{"old sign-in failures", models.NewLoginThrottle(db).Sweep},
 		{"old sign-ups", models.NewSignupThrottle(db).Sweep},
 		{"old organization joins", models.NewJoinThrottle(db).Sweep},
+		{"old class sign-ups", models.NewClassSignupThrottle(db).Sweep},
 		{"empty conversations", func(ctx context.Context) (int64, error) {
 			return convs.DeleteStaleEmpty(ctx, models.EmptyThreadTTL)
 		}},
