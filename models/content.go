@@ -111,13 +111,9 @@ func NewContent(db *gorm.DB) *Content { return &Content{db: db} }
 // text), ordered for display, in three queries.
 func (s *Content) Catalog(ctx context.Context) ([]Path, error) {
 	db := conn(ctx, s.db)
-	var paths []Path
-	if err := db.Order("position, slug").Find(&paths).Error; err != nil {
-		return nil, fmt.Errorf("list paths: %w", err)
-	}
-	var modules []Module
-	if err := db.Order("path_id, position, slug").Find(&modules).Error; err != nil {
-		return nil, fmt.Errorf("list modules: %w", err)
+	paths, modules, err := pathsAndModules(db)
+	if err != nil {
+		return nil, err
 	}
 	var lessons []Lesson
 	if err := db.Select("id, module_id, title, summary, position, language").Where("status = 'published'").

@@ -159,9 +159,9 @@ func adminFrame(tab string) templ.Component {
 
 func adminTabs(ctx context.Context) []string {
 	if IsSuperAdmin(ctx) {
-		return []string{"overview", "ratings", "understanding", "latency", "users", "organizations", "suggestions", "routes", "site"}
+		return []string{"overview", "content", "ratings", "understanding", "latency", "users", "organizations", "suggestions", "routes", "site"}
 	}
-	return []string{"overview", "ratings", "understanding", "latency", "suggestions"}
+	return []string{"overview", "content", "ratings", "understanding", "latency", "suggestions"}
 }
 
 func adminTabURL(tab string) string {

@@ -203,9 +203,14 @@ func (a *App) Routes(e *echo.Echo) {
 // (CONTENT_ADMIN and SUPER_ADMIN; 404 to anyone else, as under /admin).
 func (a *App) contentRoutes(site *echo.Group) {
 	cnt := site.Group("/admin/content", a.requireAdmin)
-	_ = cnt
 
 	// The catalog: paths, modules, lessons and help articles.
+	cnt.GET("", a.contentCatalog)
+	cnt.POST("/paths", a.contentCreatePath)
+	cnt.POST("/paths/:slug", a.contentRenamePath)
+	cnt.POST("/paths/:slug/modules", a.contentCreateModule)
+	cnt.POST("/modules/:id", a.contentRenameModule)
+	cnt.POST("/modules/:id/lessons", a.contentCreateLesson)
 
 	// The lesson editor, its versions and history.
 
