@@ -36,7 +36,6 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 	}
 	style, guide := guided(conv.Style, j.plain, hist.Recent, g.guard)
 
-	query, method := s.condense(retrievalText(j), hist.Recent)
 	scope := Scope{Mode: conv.Mode, Lang: lang}
 	if lessonThread(conv) {
 		scope.LessonID = *conv.LessonID
@@ -44,11 +43,11 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 	if conv.Mode == models.ModeLesson {
 		scope.ModuleID = lessonModule(conv, lesson)
 	}
-	hits, err := s.retr.Search(ctx, query, scope, s.cfg.TopK)
+	found, err := s.retr.ForTurn(ctx, retrievalText(j), hist.Recent, scope, s.cfg.TopK)
 	if err != nil {
 		return Request{}, Receipt{}, err
 	}
-	in := PromptInput{Mode: conv.Mode, Style: style, Lang: lang, Sources: hits, Guide: guide, Budget: s.cfg.LessonBudget,
+	in := PromptInput{Mode: conv.Mode, Style: style, Lang: lang, Sources: found.Sources, Guide: guide, Budget: s.cfg.LessonBudget,
 		Guard: g.guard}
 	if scope.LessonID != "" {
 		r := lesson()
@@ -61,7 +60,7 @@ func (s *Service) buildRequest(ctx context.Context, j *job, early bool) (Request
 		}
 	}
 	p := BuildPrompt(in)
-	r := Receipt{RetrievalQuery: query, CondenseMethod: method, TurnsSent: len(hist.Turns), TurnsOmitted: hist.Omitted, Clipped: hist.Clipped,
+	r := Receipt{RetrievalQuery: found.Query, CondenseMethod: found.Method, TurnsSent: len(hist.Turns), TurnsOmitted: hist.Omitted, Clipped: hist.Clipped,
 		Lang: lang, Style: style, Mode: conv.Mode, HintLevel: guide.HintLevel, FullAnswer: guide.FullAnswer,
 		Citations: citations(p.Sources), CheckOpen: g.guard != nil}
 	if in.Lesson != nil {
@@ -147,18 +146,6 @@ func retrievalText(j *job) string {
 		return j.plain
 	}
 	return j.plain + "\n" + j.passage.Text
-}
-
-// condense turns a follow-up into a standalone retrieval query with the
-// keyword method: no model call may stand between a question and its
-// first token (a condense model made every follow-up wait for a whole
-// answer of its own first).
-func (s *Service) condense(question string, recent []models.Message) (string, string) {
-	prior := priorTurns(recent)
-	if len(prior) == 0 {
-		return question, "none"
-	}
-	return KeywordCondense(question, prior), "keyword"
 }
 
 func withAttachment(content, filename, text string) string {

@@ -1,0 +1,41 @@
+package tutor
+
+import (
+	"context"
+
+	"aula/models"
+)
+
+// Found is what a turn's retrieval found: the sections, best first, and
+// the query and condensation method the receipt records.
+type Found struct {
+	Sources []Source
+	Query   string
+	Method  string
+}
+
+// ForTurn is a turn's retrieval, the one path the tutor and the retrieval
+// eval (tutor/testdata/retrieval_eval.yaml) share: text is the question
+// (with the passage it asks about), recent the thread's earlier messages,
+// newest first, and sc where the student is. It calls no model: nothing
+// may stand between a question and its first token.
+func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Message, sc Scope, k int) (Found, error) {
+	query, method := condense(text, recent)
+	hits, err := r.Search(ctx, query, sc, k)
+	if err != nil {
+		return Found{}, err
+	}
+	return Found{Sources: hits, Query: query, Method: method}, nil
+}
+
+// condense turns a follow-up into a standalone retrieval query with the
+// keyword method: no model call may stand between a question and its
+// first token (a condense model made every follow-up wait for a whole
+// answer of its own first).
+func condense(question string, recent []models.Message) (string, string) {
+	prior := priorTurns(recent)
+	if len(prior) == 0 {
+		return question, "none"
+	}
+	return KeywordCondense(question, prior), "keyword"
+}
