@@ -217,6 +217,9 @@ func (a *App) contentRoutes(site *echo.Group) {
 	// Images.
 
 	// Beside each section: what students struggle with; the tutor helping the author.
+	cnt.GET("/lessons/:id/feedback", a.contentFeedback)
+	cnt.POST("/lessons/:id/suggest", a.contentSuggest)
+	cnt.POST("/lessons/:id/preview-check", a.contentPreviewCheck)
 
 	// Round trip with the files: zip export and import.
 }
