@@ -1,18 +1,13 @@
 package urls
 
-import "net/url"
-
-// ContentLessonEditor is the lesson editor of lesson id.
-func ContentLessonEditor(id string) string { return "/admin/content/lessons/" + url.PathEscape(id) }
-
 // ContentLessonFeedback is the page of what students made of each section of lesson id.
-func ContentLessonFeedback(id string) string { return ContentLessonEditor(id) + "/feedback" }
+func ContentLessonFeedback(id string) string { return ContentLesson(id) + "/feedback" }
 
 // ContentLessonSuggest asks the tutor for three suggested questions for lesson id.
-func ContentLessonSuggest(id string) string { return ContentLessonEditor(id) + "/suggest" }
+func ContentLessonSuggest(id string) string { return ContentLesson(id) + "/suggest" }
 
 // ContentLessonPreviewCheck shows the check questions a section of lesson id would get.
-func ContentLessonPreviewCheck(id string) string { return ContentLessonEditor(id) + "/preview-check" }
+func ContentLessonPreviewCheck(id string) string { return ContentLesson(id) + "/preview-check" }
 
 // AdminRatingsSection is a section's row on the ratings page.
 func AdminRatingsSection(lessonID, anchor string) string {
