@@ -103,6 +103,11 @@ func Render(src string) string {
 	return renderCache.render(lessonMD, src, SectionLinks{})
 }
 
+// RenderPreview renders as Render does, without the cache: an author's
+// preview changes at every pause in typing, and caching each state would
+// push the lessons students read out of the cache.
+func RenderPreview(src string) string { return convertLesson(lessonMD, src, SectionLinks{}) }
+
 // The caches are bounded: lessons in active use, and the answers of the
 // threads students are reading (a chat page shows every answer of a thread).
 const renderCacheSize = 256

@@ -134,6 +134,9 @@ func cleanSuggestions(in []string) []string {
 
 // Version returns one version of a lesson with its author's email.
 func (s *Content) Version(ctx context.Context, lessonID string, number int) (*LessonVersion, error) {
+	if !ValidVersionNumber(number) {
+		return nil, ErrVersionNotFound
+	}
 	var v LessonVersion
 	err := conn(ctx, s.db).Table("lesson_versions v").
 		Select("v.*, coalesce(u.email, '') AS author_email").

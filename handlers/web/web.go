@@ -213,6 +213,9 @@ func (a *App) contentRoutes(site *echo.Group) {
 	cnt.POST("/modules/:id/lessons", a.contentCreateLesson)
 
 	// The lesson editor, its versions and history.
+	cnt.GET("/lessons/:id", a.lessonEditor)
+	cnt.POST("/lessons/:id", a.saveLesson)
+	cnt.POST("/lessons/:id/unpublish", a.unpublishLesson)
 
 	// Images.
 
