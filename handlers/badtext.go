@@ -102,13 +102,27 @@ func checkBody(r *http.Request) error {
 			return errBadText
 		}
 	case ct == echo.MIMEApplicationForm:
-		if err := r.ParseForm(); err == nil && !validValues(r.PostForm) {
+		err := r.ParseForm()
+		if err == nil && !validValues(r.PostForm) {
 			return errBadText
 		}
+		return cutOff(err)
 	case ct == echo.MIMEMultipartForm:
-		if err := r.ParseMultipartForm(maxFormMemory); err == nil && !validValues(r.MultipartForm.Value) {
+		err := r.ParseMultipartForm(maxFormMemory)
+		if err == nil && !validValues(r.MultipartForm.Value) {
 			return errBadText
 		}
+		return cutOff(err)
+	}
+	return nil
+}
+
+// cutOff is the body limit's 413 when it cut off the form being parsed
+// (a body streamed without a length, past maxBody): said here, it is not
+// taken for a form missing its CSRF token or its fields.
+func cutOff(err error) error {
+	if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) {
+		return err
 	}
 	return nil
 }

@@ -89,6 +89,11 @@ func newPolicy() *bluemonday.Policy {
 	// GFM task lists.
 	p.AllowAttrs("type").Matching(regexp.MustCompile(`^checkbox$`)).OnElements("input")
 	p.AllowAttrs("checked", "disabled").Matching(regexp.MustCompile(`^(|checked|disabled)$`)).OnElements("input")
+	// An image's alt is its description for those who cannot see it: UGC
+	// keeps only letters and a little punctuation and drops the whole alt
+	// otherwise ("Figure 1: a trunk" would lose it). An attribute's value
+	// is escaped on output, so any text is safe there.
+	p.AllowAttrs("alt").Matching(regexp.MustCompile(`^[^\x00]*$`)).OnElements("img")
 	p.RequireNoFollowOnLinks(true)
 	p.AllowURLSchemes("http", "https", "mailto")
 	p.AllowRelativeURLs(true)

@@ -196,6 +196,8 @@ func (a *App) Routes(e *echo.Echo) {
 
 	a.adminRoutes(site)
 	a.contentRoutes(site)
+	// Lesson images, to anyone with the URL: no session, cached (serveMedia says why).
+	e.GET("/media/:file", a.serveMedia)
 	a.orgRoutes(site)
 }
 
@@ -218,6 +220,7 @@ func (a *App) contentRoutes(site *echo.Group) {
 	cnt.POST("/lessons/:id/unpublish", a.unpublishLesson)
 
 	// Images.
+	form(cnt, "/lessons/:id/images", a.lessonImagesPage, a.uploadImage)
 
 	// Beside each section: what students struggle with; the tutor helping the author.
 	cnt.GET("/lessons/:id/feedback", a.contentFeedback)
