@@ -3,6 +3,7 @@ package i18n
 // Images in lessons: the upload form beside the lesson editor and its refusals.
 var _ = add(map[string][2]string{
 	"images.title":      {"Images", "Imágenes"},
+	"images.back":       {"← Back to the editor", "← Volver al editor"},
 	"images.page_title": {"Images of “%s”", "Imágenes de «%s»"},
 	"images.file":       {"Image file", "Archivo de imagen"},
 	"images.file_hint": {"PNG, JPEG, WebP or GIF, up to %d MiB, %d megapixels and %d pixels a side. SVG and HTML are not accepted.",

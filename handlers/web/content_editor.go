@@ -60,6 +60,12 @@ func (a *App) newestVersion(ctx context.Context, l *models.Lesson) (*models.Less
 // form's text; a live preview's HTMX request gets the preview alone.
 func (a *App) renderEditor(c echo.Context, status int, v views.LessonEditorView) error {
 	v.Preview, v.Outline = previewOf(v.Form)
+	if !isFragment(c) {
+		var err error
+		if v.Images, err = a.lessonImagesView(c, v.Lesson.ID, editorTextarea); err != nil {
+			return err
+		}
+	}
 	return a.render(c, status, views.LessonEditorPage(v), views.EditorSide(v.Lesson.ID, v.Preview, v.Outline))
 }
 

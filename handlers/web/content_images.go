@@ -35,6 +35,10 @@ var imageErrors = []struct {
 	{errNoImageFile, http.StatusUnprocessableEntity, "images.err_file", nil},
 }
 
+// editorTextarea is the id of the lesson editor's Markdown textarea, where
+// the images component's Insert writes.
+const editorTextarea = "f-body"
+
 // uploadedKey is the session's note of the image a form post (without
 // JavaScript) just uploaded: "lessonID imageID", shown once by the
 // component, with its Markdown to copy.
@@ -110,7 +114,7 @@ func (a *App) uploadImage(c echo.Context) error {
 	if err := sess.Save(c.Request(), c.Response()); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, urls.ContentLessonImages(l.ID)+"#lesson-images")
+	return c.Redirect(http.StatusSeeOther, urls.LessonEditor(l.ID)+"#lesson-images")
 }
 
 // storeImage checks the alt text and the file (by its content) and stores it.

@@ -334,15 +334,17 @@ func TestImageUploadWithoutJavaScriptThenPublished(t *testing.T) {
 	s, author, csrf := imagesServer(t)
 	data := imagetest.JPEG(24, 16)
 	p := imageUpload{name: "switch.jpg", alt: "A switch [front] *panel*", csrf: csrf, data: data}.send(t, author, imagesURL)
-	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != imagesURL+"#lesson-images" {
+	editor := "/admin/content/lessons/" + imagesLesson
+	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != editor+"#lesson-images" {
 		t.Fatalf("upload: %d to %q", p.Status, p.Header.Get("Location"))
 	}
 	src := "/media/" + imageSHA(data) + ".jpg"
 	snippet := `![A switch \[front\] \*panel\*](` + src + ")"
-	if p := author.Get(imagesURL); p.Text("#image-uploaded #image-snippet") != snippet || p.Doc.Find(".insert-image:not([hidden])").Length() != 0 {
-		t.Fatalf("after the redirect: %q, want %q", p.Text("#image-snippet"), snippet)
+	if p := author.Get(editor); p.Text("#image-uploaded #image-snippet") != snippet || p.Doc.Find(".insert-image:not([hidden])").Length() != 0 ||
+		p.Doc.Find(`#lesson-images[data-textarea="f-body"]`).Length() != 1 || p.Doc.Find("#editor-form #lesson-images").Length() != 0 {
+		t.Fatalf("the editor after the redirect: %q, want %q", p.Text("#image-snippet"), snippet)
 	}
-	if p := author.Get(imagesURL); p.Doc.Find("#image-uploaded").Length() != 0 || p.Text(".image-list code") != snippet {
+	if p := author.Get(editor); p.Doc.Find("#image-uploaded").Length() != 0 || p.Text(".image-list code") != snippet {
 		t.Fatalf("the notice shows twice, or the list lacks the image: %q", p.Text(".image-list"))
 	}
 
