@@ -75,7 +75,6 @@ var _ = add(map[string][2]string{
 	"content.err.taken_module": {"The slug “%s” is already used by the module “%s” of this path. Choose another.", "El slug «%s» ya lo usa el módulo «%s» de esta ruta. Elige otro."},
 	"content.err.place":        {"Say where it goes: up, down or a position.", "Indica adónde va: arriba, abajo o una posición."},
 	"content.err.module":       {"Choose a module to move it to.", "Elige el módulo al que moverla."},
-	"content.err.gone":         {"That item no longer exists; the catalog shows what is there now.", "Ese elemento ya no existe; el catálogo muestra lo que hay ahora."},
 
 	"content.delete_lesson_title":    {"Delete the lesson “%s”?", "¿Eliminar la lección «%s»?"},
 	"content.delete_lesson_where":    {"In %s › %s. Its versions, sections, images' links, progress and checks go with it; it cannot be undone.", "En %s › %s. Se van con ella sus versiones, secciones, el progreso y las comprobaciones; no se puede deshacer."},

@@ -36,9 +36,13 @@ func placed[T comparable](ids []T, id T, p Place) ([]T, bool) {
 // renumber writes positions 1..n in ids' order into table (whose id column
 // is of type idType), in one statement.
 func renumber[T any](tx *gorm.DB, table, idType string, ids []T) error {
+	keys := make(TextList, len(ids))
+	for i, id := range ids {
+		keys[i] = fmt.Sprint(id)
+	}
 	err := tx.Exec(fmt.Sprintf(`UPDATE %s t SET position = o.n
-		FROM unnest(?::%s[]) WITH ORDINALITY AS o(id, n) WHERE t.id = o.id AND t.position IS DISTINCT FROM o.n`, table, idType),
-		ids).Error
+		FROM unnest(?::text[]) WITH ORDINALITY AS o(id, n) WHERE t.id = o.id::%s AND t.position IS DISTINCT FROM o.n`, table, idType),
+		keys).Error
 	if err != nil {
 		return fmt.Errorf("renumber %s: %w", table, err)
 	}
@@ -64,7 +68,7 @@ func (s *Content) MovePath(ctx context.Context, slug string, p Place) error {
 		}
 		return tx.Exec(`UPDATE paths t SET position = o.n
 			FROM unnest(?::text[]) WITH ORDINALITY AS o(slug, n) WHERE t.slug = o.slug AND t.position IS DISTINCT FROM o.n`,
-			order).Error
+			TextList(order)).Error
 	})
 }
 

@@ -37,17 +37,20 @@ var (
 
 // Conversation is one thread of questions and answers of a user.
 type Conversation struct {
-	ID             string `gorm:"type:uuid;primaryKey;default:gen_random_uuid()"`
-	UserID         string `gorm:"type:uuid"`
-	Title          string
-	Mode           string
-	Style          string
-	LessonID       *string
-	ModuleID       *int64
-	NextSeq        int
-	CreatedAt      time.Time
-	LastActivityAt time.Time
-	DeletedAt      *time.Time
+	ID       string `gorm:"type:uuid;primaryKey;default:gen_random_uuid()"`
+	UserID   string `gorm:"type:uuid"`
+	Title    string
+	Mode     string
+	Style    string
+	LessonID *string
+	ModuleID *int64
+	// RemovedLessonTitle is the title of the thread's lesson once an author
+	// deleted it (LessonID is then NULL): the thread stays readable.
+	RemovedLessonTitle *string
+	NextSeq            int
+	CreatedAt          time.Time
+	LastActivityAt     time.Time
+	DeletedAt          *time.Time
 }
 
 // Conversations is the store of conversation threads; every query is scoped by user.

@@ -14,14 +14,16 @@ import (
 
 // conversationJSON is a conversation as the API shows it.
 type conversationJSON struct {
-	ID             string    `json:"id"`
-	Title          string    `json:"title"`
-	Mode           string    `json:"mode"`
-	Style          string    `json:"style"`
-	LessonID       *string   `json:"lessonId"`
-	ModuleID       *int64    `json:"moduleId"`
-	CreatedAt      time.Time `json:"createdAt"`
-	LastActivityAt time.Time `json:"lastActivityAt"`
+	ID       string  `json:"id"`
+	Title    string  `json:"title"`
+	Mode     string  `json:"mode"`
+	Style    string  `json:"style"`
+	LessonID *string `json:"lessonId"`
+	// RemovedLessonTitle names the thread's lesson after it was deleted.
+	RemovedLessonTitle *string   `json:"removedLessonTitle"`
+	ModuleID           *int64    `json:"moduleId"`
+	CreatedAt          time.Time `json:"createdAt"`
+	LastActivityAt     time.Time `json:"lastActivityAt"`
 }
 
 // conversationDetail is a conversation with its messages.
@@ -85,7 +87,7 @@ type citationJSON struct {
 }
 
 func toConversationJSON(c *models.Conversation) conversationJSON {
-	return conversationJSON{ID: c.ID, Title: c.Title, Mode: c.Mode, Style: c.Style, LessonID: c.LessonID,
+	return conversationJSON{ID: c.ID, Title: c.Title, Mode: c.Mode, Style: c.Style, LessonID: c.LessonID, RemovedLessonTitle: c.RemovedLessonTitle,
 		ModuleID: c.ModuleID, CreatedAt: c.CreatedAt, LastActivityAt: c.LastActivityAt}
 }
 

@@ -213,6 +213,13 @@ func (a *App) contentRoutes(site *echo.Group) {
 	cnt.POST("/paths/:slug/modules", a.contentCreateModule)
 	cnt.POST("/modules/:id", a.contentRenameModule)
 	cnt.POST("/modules/:id/lessons", a.contentCreateLesson)
+	cnt.POST("/paths/:slug/order", a.contentOrderPath)
+	cnt.POST("/modules/:id/order", a.contentOrderModule)
+	cnt.POST("/lessons/:id/order", a.contentOrderLesson)
+	cnt.POST("/lessons/:id/module", a.contentMoveLesson)
+	form(cnt, "/lessons/:id/delete", a.contentDeleteLessonConfirm, a.contentDeleteLesson)
+	form(cnt, "/modules/:id/delete", a.contentDeleteModuleConfirm, a.contentDeleteModule)
+	form(cnt, "/paths/:slug/delete", a.contentDeletePathConfirm, a.contentDeletePath)
 
 	// The lesson editor, its versions and history.
 	cnt.GET("/lessons/:id", a.lessonEditor)
