@@ -116,6 +116,7 @@ func TestLessonEditorPayloadsInert(t *testing.T) {
 func editorRoutes() []struct{ method, path string } {
 	return []struct{ method, path string }{
 		{"GET", vlanEditor}, {"POST", vlanEditor}, {"POST", vlanEditor + "/unpublish"},
+		{"GET", vlanEditor + "/history"}, {"GET", vlanEditor + "/diff?from=1&to=1"}, {"POST", vlanEditor + "/restore"},
 	}
 }
 

@@ -225,6 +225,9 @@ func (a *App) contentRoutes(site *echo.Group) {
 	cnt.GET("/lessons/:id", a.lessonEditor)
 	cnt.POST("/lessons/:id", a.saveLesson)
 	cnt.POST("/lessons/:id/unpublish", a.unpublishLesson)
+	cnt.GET("/lessons/:id/history", a.lessonHistory)
+	cnt.GET("/lessons/:id/diff", a.lessonDiff)
+	cnt.POST("/lessons/:id/restore", a.restoreVersion)
 
 	// Images.
 	form(cnt, "/lessons/:id/images", a.lessonImagesPage, a.uploadImage)
