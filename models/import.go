@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,13 +29,17 @@ type ContentChunk struct {
 
 // LessonImport is one parsed lesson file: the lesson (ContentHash set) with
 // its path and module (slug, title, position; ids are looked up), its
-// initial suggestions and its sections.
+// initial suggestions and its sections. Status "" (or published) publishes
+// the file; draft or unpublished saves it as a version only (see
+// saveHiddenImport). AuthorID, when set, is who imported it.
 type LessonImport struct {
 	Lesson      Lesson
 	Path        Path
 	Module      Module
 	Suggestions []string
 	Chunks      []ContentChunk
+	Status      string
+	AuthorID    string
 }
 
 // LessonIDTakenError means another file already holds the lesson's id.
@@ -48,7 +53,9 @@ func (e *LessonIDTakenError) Error() string {
 // suggestions in one transaction, and reports whether anything changed. An
 // unchanged lesson (same hash, module, position and language) is not
 // rewritten. Suggestions are only the initial ones: a lesson that has some
-// (perhaps edited by an admin) keeps them.
+// (perhaps edited by an admin) keeps them. A lesson written in the browser
+// (no source file) is updated by the file, which becomes its source; a
+// lesson imported from another file is LessonIDTakenError.
 func (s *Content) SaveLesson(ctx context.Context, in LessonImport) (changed bool, err error) {
 	l := in.Lesson
 	err = WithTx(ctx, s.db, func(ctx context.Context) error {
@@ -58,29 +65,19 @@ func (s *Content) SaveLesson(ctx context.Context, in LessonImport) (changed bool
 			Take(&other).Error; err == nil {
 			return &LessonIDTakenError{ID: l.ID, File: other.SourceFile}
 		}
-		p := in.Path
-		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "slug"}},
-			DoUpdates: clause.AssignmentColumns([]string{"title", "description", "language", "position"})}).
-			Create(&p).Error; err != nil {
-			return fmt.Errorf("upsert path: %w", err)
+		moduleID, err := upsertPlace(tx, in.Path, in.Module)
+		if err != nil {
+			return err
 		}
-		if p.ID == 0 {
-			tx.Model(&Path{}).Where("slug = ?", p.Slug).Pluck("id", &p.ID)
-		}
-		m := in.Module
-		m.PathID = p.ID
-		if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "path_id"}, {Name: "slug"}},
-			DoUpdates: clause.AssignmentColumns([]string{"title", "position"})}).Create(&m).Error; err != nil {
-			return fmt.Errorf("upsert module: %w", err)
-		}
-		if m.ID == 0 {
-			tx.Model(&Module{}).Where("path_id = ? AND slug = ?", p.ID, m.Slug).Pluck("id", &m.ID)
-		}
-		l.ModuleID = m.ID
+		l.ModuleID = moduleID
 		var cur Lesson
-		found := tx.Select("id, module_id, content_hash, position, language, status, version").
+		found := tx.Select("id, module_id, content_hash, position, language, status, version, source_file").
 			Where("id = ?", l.ID).Take(&cur).Error == nil
-		if found && cur.ContentHash == l.ContentHash && cur.ModuleID == m.ID && cur.Position == l.Position &&
+		if in.Status == StatusDraft || in.Status == StatusUnpublished {
+			changed, err = saveHiddenImport(tx, l, found, cur, in)
+			return err
+		}
+		if found && cur.ContentHash == l.ContentHash && cur.ModuleID == moduleID && cur.Position == l.Position &&
 			cur.Language == l.Language && cur.Status == StatusPublished {
 			return nil
 		}
@@ -88,6 +85,27 @@ func (s *Content) SaveLesson(ctx context.Context, in LessonImport) (changed bool
 		return importVersion(tx, l, cur.Version+1, in)
 	})
 	return changed, err
+}
+
+// upsertPlace writes a lesson file's path and module and returns the module's id.
+func upsertPlace(tx *gorm.DB, p Path, m Module) (int64, error) {
+	if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "slug"}},
+		DoUpdates: clause.AssignmentColumns([]string{"title", "description", "language", "position"})}).
+		Create(&p).Error; err != nil {
+		return 0, fmt.Errorf("upsert path: %w", err)
+	}
+	if p.ID == 0 {
+		tx.Model(&Path{}).Where("slug = ?", p.Slug).Pluck("id", &p.ID)
+	}
+	m.PathID = p.ID
+	if err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "path_id"}, {Name: "slug"}},
+		DoUpdates: clause.AssignmentColumns([]string{"title", "position"})}).Create(&m).Error; err != nil {
+		return 0, fmt.Errorf("upsert module: %w", err)
+	}
+	if m.ID == 0 {
+		tx.Model(&Module{}).Where("path_id = ? AND slug = ?", p.ID, m.Slug).Pluck("id", &m.ID)
+	}
+	return m.ID, nil
 }
 
 // importVersion writes an imported lesson as its next version, published:
@@ -99,7 +117,7 @@ func importVersion(tx *gorm.DB, l Lesson, number int, in LessonImport) error {
 	}
 	d := LessonDraft{Title: l.Title, Summary: l.Summary, Language: l.Language, ContentMD: l.ContentMD,
 		Suggestions: in.Suggestions, Note: l.SourceFile}
-	if _, err := addVersion(tx, l.ID, number, d, VersionImport, ""); err != nil {
+	if _, err := addVersion(tx, l.ID, number, d, VersionImport, in.AuthorID); err != nil {
 		return err
 	}
 	if err := replaceLessonChunks(tx, l.ID, in.Chunks); err != nil {
@@ -175,4 +193,49 @@ func replaceChunks[C LessonChunk | HelpChunk](tx *gorm.DB, owner C, rows []C) er
 		return fmt.Errorf("insert chunks: %w", err)
 	}
 	return nil
+}
+
+// saveHiddenImport saves a file marked draft or unpublished as a version
+// that students do not see: a new lesson is created in that status
+// (without text or sections until it is published); an existing one gets
+// the version when its text differs from its newest, moves to the file's
+// module and position, and, when the file says unpublished, is hidden.
+// A draft file never changes what students see of a published lesson.
+func saveHiddenImport(tx *gorm.DB, l Lesson, found bool, cur Lesson, in LessonImport) (bool, error) {
+	d := LessonDraft{Title: l.Title, Summary: l.Summary, Language: l.Language, ContentMD: l.ContentMD,
+		Suggestions: in.Suggestions, Note: l.SourceFile}
+	if !found {
+		row := Lesson{ID: l.ID, ModuleID: l.ModuleID, Title: l.Title, Summary: l.Summary, Position: l.Position,
+			Language: l.Language, SourceFile: l.SourceFile, Status: in.Status}
+		if err := tx.Create(&row).Error; err != nil {
+			return false, fmt.Errorf("insert lesson: %w", err)
+		}
+		_, err := addVersion(tx, l.ID, 1, d, VersionImport, in.AuthorID)
+		return err == nil, err
+	}
+	var newest LessonVersion
+	sameText := tx.Where("lesson_id = ? AND number = ?", cur.ID, cur.Version).Take(&newest).Error == nil &&
+		newest.Title == d.Title && newest.Summary == d.Summary && newest.Language == d.Language &&
+		newest.ContentMD == d.ContentMD && slices.Equal([]string(newest.Suggestions), cleanSuggestions(d.Suggestions))
+	hide := in.Status == StatusUnpublished && cur.Status == StatusPublished
+	if sameText && !hide && cur.ModuleID == l.ModuleID && cur.Position == l.Position {
+		return false, nil
+	}
+	if err := tx.Exec(`UPDATE lessons SET module_id = ?, position = ?,
+			source_file = CASE WHEN source_file = '' THEN ? ELSE source_file END, updated_at = now() WHERE id = ?`,
+		l.ModuleID, l.Position, l.SourceFile, l.ID).Error; err != nil {
+		return false, fmt.Errorf("move lesson: %w", err)
+	}
+	if !sameText {
+		if _, err := addVersion(tx, l.ID, cur.Version+1, d, VersionImport, in.AuthorID); err != nil {
+			return false, err
+		}
+	}
+	if hide {
+		if err := tx.Exec(`UPDATE lessons SET status = 'unpublished' WHERE id = ?`, l.ID).Error; err != nil {
+			return false, fmt.Errorf("unpublish lesson: %w", err)
+		}
+		return true, replaceLessonChunks(tx, l.ID, nil)
+	}
+	return true, nil
 }

@@ -20,7 +20,9 @@ Usage:
   aula migrate                            apply database migrations
   aula seed [--scale N]                   import the demo content and create the demo users
                                           (--scale: also N×1,000,000 generated messages for load tests)
-  aula content import DIR                 import lessons and help articles from Markdown files
+  aula content import DIR                 import lessons, help articles and media/ images from Markdown files
+  aula content export DIR|FILE.zip [--path SLUG]
+                                          write them back in the same folder format (a zip or a folder)
   aula user create --email E --name N --password P [--plan PLAN]
   aula user set-plan EMAIL PLAN
   aula user set-password EMAIL            set a password read from standard input; signs the user out everywhere

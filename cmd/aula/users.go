@@ -13,6 +13,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"aula/content/exporter"
 	"aula/content/importer"
 	"aula/models"
 )
@@ -96,22 +97,65 @@ func setPassword(ctx context.Context, users *models.Users, email string) error {
 	return nil
 }
 
-// contentCmd runs `aula content import DIR`.
+// contentCmd runs `aula content import DIR` and `aula content export DIR|FILE.zip [--path SLUG]`.
 func contentCmd(ctx context.Context, db *gorm.DB, args []string) error {
-	if len(args) != 2 || args[0] != "import" {
-		return errors.New("usage: aula content import DIR")
+	if len(args) >= 2 && args[0] == "export" {
+		return contentExport(ctx, db, args[1:])
 	}
-	rep, err := importer.Import(ctx, models.NewContent(db), os.DirFS(args[1]))
+	if len(args) != 2 || args[0] != "import" {
+		return errors.New("usage: aula content import DIR | aula content export DIR|FILE.zip [--path SLUG]")
+	}
+	who := models.Actor{Email: "aula content import"}
+	rep, err := importer.ImportAs(ctx, models.NewContent(db), os.DirFS(args[1]), who, args[1])
 	if err != nil {
 		return err
 	}
 	for _, e := range rep.Errors {
 		fmt.Fprintf(os.Stderr, "%s/%s\n", args[1], e.Error())
 	}
-	fmt.Printf("imported %d lessons and %d help articles; %d unchanged; %d files with errors\n",
-		rep.Lessons, rep.HelpArticles, rep.Unchanged, len(rep.Errors))
+	fmt.Printf("imported %d lessons, %d help articles and %d images; %d unchanged; %d files with errors\n",
+		rep.Lessons, rep.HelpArticles, rep.Images, rep.Unchanged, len(rep.Errors))
 	if len(rep.Errors) > 0 {
 		return fmt.Errorf("%d files were not imported", len(rep.Errors))
 	}
+	return nil
+}
+
+// contentExport writes the catalog (or one path) in the folder format, as
+// a zip when the target ends in .zip, else into that folder.
+func contentExport(ctx context.Context, db *gorm.DB, args []string) error {
+	fl := flag.NewFlagSet("content export", flag.ContinueOnError)
+	path := fl.String("path", "", "export only the path with this slug")
+	if err := fl.Parse(args[1:]); err != nil {
+		return err
+	}
+	target, store := args[0], models.NewContent(db)
+	if *path != "" {
+		if ok, err := store.PathExists(ctx, *path); err != nil || !ok {
+			return fmt.Errorf("content export: no path %q (%v)", *path, err)
+		}
+	}
+	var sink interface {
+		exporter.Sink
+		Close() error
+	}
+	if strings.HasSuffix(target, ".zip") {
+		f, err := os.Create(target)
+		if err != nil {
+			return fmt.Errorf("content export: %w", err)
+		}
+		defer f.Close()
+		sink = exporter.NewZip(f)
+	} else {
+		sink = &exporter.Dir{Root: target}
+	}
+	n, err := exporter.Export(ctx, store, sink, *path)
+	if cerr := sink.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("content export: %w", err)
+	}
+	fmt.Printf("exported %d lessons, %d help articles and %d images to %s\n", n.Lessons, n.HelpArticles, n.Images, target)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -25,6 +26,9 @@ type FrontMatter struct {
 	ModuleTitle     string   `yaml:"module_title"`
 	ModulePosition  int      `yaml:"module_position"`
 	Suggestions     []string `yaml:"suggestions"`
+	// Status is draft or unpublished for a lesson saved as a version that
+	// students do not see; absent (or published) publishes the file.
+	Status string `yaml:"status"`
 	// IDLine is the line of the id field, for errors found after parsing.
 	IDLine int `yaml:"-"`
 }
@@ -37,6 +41,9 @@ var (
 
 // parseFile splits the front matter from the body and validates it.
 func parseFile(src []byte) (*FrontMatter, string, *Error) {
+	if ierr := badBytes(src); ierr != nil {
+		return nil, "", ierr
+	}
 	header, body, ierr := splitFrontMatter(src)
 	if ierr != nil {
 		return nil, "", ierr
@@ -57,6 +64,22 @@ func parseFile(src []byte) (*FrontMatter, string, *Error) {
 		return nil, "", ierr
 	}
 	return &fm, body, nil
+}
+
+// badBytes refuses a file that is not text: invalid UTF-8 or a NUL byte,
+// at the line where it first occurs.
+func badBytes(src []byte) *Error {
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return &Error{Line: bytes.Count(src[:i], []byte("\n")) + 1, Msg: "the file is not valid UTF-8 text"}
+		case r == 0:
+			return &Error{Line: bytes.Count(src[:i], []byte("\n")) + 1, Msg: "the file contains a NUL byte"}
+		}
+		i += n
+	}
+	return nil
 }
 
 // splitFrontMatter cuts src into the YAML between the '---' lines and the body.
@@ -103,7 +126,9 @@ func (fm *FrontMatter) validate(header []byte, body string) *Error {
 		return bad("title", "title is required")
 	case fm.Language != "en" && fm.Language != "es":
 		return bad("language", fmt.Sprintf("language must be en or es, not %q", fm.Language))
-	case strings.TrimSpace(body) == "":
+	case fm.Status != "" && fm.Status != "published" && (fm.Kind != "lesson" || fm.Status != "draft" && fm.Status != "unpublished"):
+		return bad("status", fmt.Sprintf("status must be draft, unpublished or published (lessons only), not %q", fm.Status))
+	case strings.TrimSpace(body) == "" && !fm.hidden():
 		return &Error{Line: bytes.Count(header, []byte("\n")) + 3, Msg: "the lesson has no text"}
 	case fm.Kind != "lesson":
 		return nil
@@ -123,3 +148,6 @@ func (fm *FrontMatter) validate(header []byte, body string) *Error {
 	}
 	return nil
 }
+
+// hidden reports a lesson file saved as a version students do not see.
+func (fm *FrontMatter) hidden() bool { return fm.Status == "draft" || fm.Status == "unpublished" }

@@ -23,12 +23,37 @@ type Error struct {
 	Msg  string
 }
 
-func (e Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
 
 // Report says what an import did.
 type Report struct {
-	Lessons, HelpArticles, Unchanged int
-	Errors                           []Error
+	Lessons, HelpArticles, Images, Unchanged int
+	Errors                                   []Error
+}
+
+// Summary is the report in figures, as the audit log keeps it.
+func (r Report) Summary() string {
+	s := fmt.Sprintf("%d lessons, %d help articles, %d unchanged, %d errors", r.Lessons, r.HelpArticles, r.Unchanged, len(r.Errors))
+	if r.Images > 0 {
+		s += fmt.Sprintf(", %d images", r.Images)
+	}
+	return s
+}
+
+// ImportAs is Import by someone (an admin, or the shell's `aula content
+// import` with no account), written to the content audit log with subject
+// (the folder or the zip's name) and the report's figures.
+func ImportAs(ctx context.Context, store *models.Content, fsys fs.FS, who models.Actor, subject string) (Report, error) {
+	rep, err := importAll(ctx, store, fsys, who.ID)
+	if err != nil {
+		return rep, err
+	}
+	return rep, store.RecordContent(ctx, who, models.AuditImport, subject, rep.Summary())
 }
 
 // Import loads every *.md file under fsys into store: lessons (with their
@@ -38,9 +63,17 @@ type Report struct {
 // a file are only the initial ones: once a lesson has suggestions (perhaps
 // edited by an admin) a re-import keeps them.
 func Import(ctx context.Context, store *models.Content, fsys fs.FS) (Report, error) {
+	return importAll(ctx, store, fsys, "")
+}
+
+// importAll is Import, each lesson version written as authorID's ("" for none).
+func importAll(ctx context.Context, store *models.Content, fsys fs.FS, authorID string) (Report, error) {
 	var rep Report
-	files, err := contentFiles(fsys)
+	files, media, err := contentFiles(fsys)
 	if err != nil {
+		return rep, err
+	}
+	if err := importMedia(ctx, store, fsys, media, &rep); err != nil {
 		return rep, err
 	}
 	for _, f := range files {
@@ -55,7 +88,7 @@ func Import(ctx context.Context, store *models.Content, fsys fs.FS) (Report, err
 			rep.Errors = append(rep.Errors, *ierr)
 			continue
 		}
-		changed, err := save(ctx, store, f, fm, body)
+		changed, err := save(ctx, store, f, fm, body, authorID)
 		if taken, ok := errors.AsType[*models.LessonIDTakenError](err); ok {
 			rep.Errors = append(rep.Errors, Error{File: f, Line: fm.IDLine, Msg: taken.Error()})
 			continue
@@ -75,27 +108,31 @@ func Import(ctx context.Context, store *models.Content, fsys fs.FS) (Report, err
 	return rep, nil
 }
 
-// contentFiles lists the *.md files of fsys but READMEs, sorted.
-func contentFiles(fsys fs.FS) ([]string, error) {
-	var files []string
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+// contentFiles lists the *.md files of fsys but READMEs, and the images
+// under media/, sorted.
+func contentFiles(fsys fs.FS) (files, media []string, err error) {
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
 			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".md") && !strings.EqualFold(path.Base(p), "README.md") {
+		case d.IsDir():
+		case path.Dir(p) == "media" && imageExt(p) != "":
+			media = append(media, p)
+		case strings.HasSuffix(p, ".md") && !strings.EqualFold(path.Base(p), "README.md"):
 			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list content: %w", err)
+		return nil, nil, fmt.Errorf("list content: %w", err)
 	}
 	sort.Strings(files)
-	return files, nil
+	sort.Strings(media)
+	return files, media, nil
 }
 
 // save hands one parsed file to the store; it reports whether anything changed.
-func save(ctx context.Context, store *models.Content, file string, fm *FrontMatter, body string) (bool, error) {
+func save(ctx context.Context, store *models.Content, file string, fm *FrontMatter, body, authorID string) (bool, error) {
 	hash := models.ContentHash(fm.Title, fm.Summary, body)
 	chunks := models.LessonSections(fm.Title, body)
 	if fm.Kind == "help" {
@@ -110,5 +147,7 @@ func save(ctx context.Context, store *models.Content, file string, fm *FrontMatt
 		Module:      models.Module{Slug: fm.Module, Title: fm.ModuleTitle, Position: fm.ModulePosition},
 		Suggestions: fm.Suggestions,
 		Chunks:      chunks,
+		Status:      fm.Status,
+		AuthorID:    authorID,
 	})
 }
