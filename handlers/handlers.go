@@ -17,10 +17,28 @@ import (
 
 	"aula/models"
 	"aula/tutor"
+	"aula/urls"
 )
 
-// maxBody bounds every request body; attachments are the largest (5 MB).
+// maxBody bounds every request body but a content zip's; attachments are
+// the largest (5 MB).
 const maxBody = "6M"
+
+// maxZipBody bounds the body of urls.ContentImportPath, a zip of lessons
+// and images (the importer accepts 50 MiB; the handler answers a larger
+// file in the author's language, this bound anything beyond).
+const maxZipBody = "64M"
+
+// bodyLimits bounds a request's body by its route, before any middleware
+// reads it.
+func bodyLimits() []echo.MiddlewareFunc {
+	isZip := func(c echo.Context) bool { return c.Path() == urls.ContentImportPath }
+	return []echo.MiddlewareFunc{
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: maxBody, Skipper: isZip}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: maxZipBody,
+			Skipper: func(c echo.Context) bool { return !isZip(c) }}),
+	}
+}
 
 // Door is a front door of aula: it registers every route it serves.
 type Door interface {
@@ -66,7 +84,8 @@ func New(s *Server, doors ...Door) *echo.Echo {
 		Generator:    newRequestID,
 	}))
 	e.Use(s.logRequests, s.recoverPanics, securityHeaders(s.SecureCookies))
-	e.Use(middleware.BodyLimit(maxBody), rejectBadText)
+	e.Use(bodyLimits()...)
+	e.Use(rejectBadText)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

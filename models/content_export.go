@@ -118,3 +118,12 @@ func (s *Content) SaveImportedImage(ctx context.Context, img ContentImage) (bool
 	}
 	return res.RowsAffected > 0, nil
 }
+
+// AllPaths returns every path (students' or not yet), in the catalog's order.
+func (s *Content) AllPaths(ctx context.Context) ([]Path, error) {
+	var out []Path
+	if err := conn(ctx, s.db).Order("position, slug").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("list paths: %w", err)
+	}
+	return out, nil
+}

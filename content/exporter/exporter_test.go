@@ -65,7 +65,7 @@ func catalog(t *testing.T, db *pgtest.DB) *models.Content {
 	}
 	pic, name := testPNG(t)
 	extra := fstest.MapFS{
-		"media/" + name: {Data: pic},
+		"media/" + name:     {Data: pic},
 		"extra/pictured.md": {Data: []byte("---\nkind: lesson\nid: pictured\npath: extra\npath_title: Extra\nmodule: m\nmodule_title: M\ntitle: Pictured\nlanguage: en\n---\n\n## A figure\n\n![A red dot](/media/" + name + ")\n")},
 		"extra/draft.md":    {Data: []byte("---\nkind: lesson\nid: drafted\npath: extra\npath_title: Extra\nmodule: m\nmodule_title: M\ntitle: Drafted\nlanguage: en\nposition: 2\nstatus: draft\nsuggestions: [\"Why?\"]\n---\n\nNot yet.\n")},
 		"extra/hidden.md":   {Data: []byte("---\nkind: lesson\nid: hidden\npath: extra\npath_title: Extra\nmodule: m\nmodule_title: M\ntitle: Hidden\nlanguage: es\nposition: 3\n---\n\n## Uno\n\nTexto.\n")},
@@ -183,5 +183,51 @@ func TestRoundTripChangesNothing(t *testing.T) {
 		if _, ok := files[want]; !ok {
 			t.Errorf("no %s in the export", want)
 		}
+	}
+}
+
+// A lesson written in the browser (no source file), exported, edited in
+// the zip and imported again is updated as a new version of the same
+// lesson (not refused, not duplicated), which takes the file's name; the
+// import is one audit entry.
+func TestZipReimportUpdatesABrowserLesson(t *testing.T) {
+	db := pgtest.New(t)
+	store := catalog(t, db)
+	files := zipFiles(t, exportZip(t, store, "extra"))
+	name := "lessons/extra/m/04-from-browser.md"
+	edited := strings.Replace(files[name], "Text: with a colon.", "Text, edited in the zip.", 1)
+	if edited == files[name] {
+		t.Fatalf("%s: %q", name, files[name])
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create(name)
+	_, _ = w.Write([]byte(edited))
+	_ = zw.Close()
+	fsys, err := importer.ReadZip(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := models.Actor{Email: "aula content import"}
+	rep, err := importer.ImportAs(context.Background(), store, fsys, who, "edited.zip")
+	if err != nil || rep.Lessons != 1 || len(rep.Errors) > 0 {
+		t.Fatalf("re-import: %+v %v", rep, err)
+	}
+	var l models.Lesson
+	db.Where("id = 'from-browser'").Take(&l)
+	if l.Status != models.StatusPublished || l.Version != 2 || *l.PublishedVersion != 2 || l.SourceFile != name ||
+		!strings.Contains(l.ContentMD, "edited in the zip") {
+		t.Errorf("lesson after the re-import: %+v", l)
+	}
+	var kinds []string
+	db.Raw(`SELECT kind FROM lesson_versions WHERE lesson_id = 'from-browser' ORDER BY number`).Scan(&kinds)
+	if strings.Join(kinds, ",") != "save,import" {
+		t.Errorf("versions %v", kinds)
+	}
+	var e models.ContentEvent
+	db.Where("action = 'import'").Take(&e)
+	if e.ActorEmail != "aula content import" || e.ActorID != nil || e.Subject != "edited.zip" ||
+		e.Detail != "1 lessons, 0 help articles, 0 unchanged, 0 errors" {
+		t.Errorf("audit %+v", e)
 	}
 }

@@ -238,6 +238,9 @@ func (a *App) contentRoutes(site *echo.Group) {
 	cnt.POST("/lessons/:id/preview-check", a.contentPreviewCheck)
 
 	// Round trip with the files: zip export and import.
+	cnt.GET("/files", a.contentFiles)
+	cnt.GET("/export.zip", a.contentExport)
+	cnt.POST("/import", a.contentImport)
 }
 
 // orgRoutes registers the organization admin's pages (404 to anyone else,
