@@ -117,7 +117,7 @@ func Export(ctx context.Context, store *models.Content, sink Sink, pathSlug stri
 	}
 	sort.Strings(ids)
 	err = store.EachImage(ctx, ids, func(img models.ContentImage) error {
-		w, err := sink.Create("media/"+img.ID+"."+extOf(img.ContentType), false)
+		w, err := sink.Create("media/"+img.ID+"."+models.ImageExt(img.ContentType), false)
 		if err == nil {
 			_, err = w.Write(img.Data)
 		}
@@ -142,17 +142,4 @@ func collectImages(into map[string]bool, md string) {
 	for _, m := range mediaRef.FindAllStringSubmatch(md, -1) {
 		into[m[1]] = true
 	}
-}
-
-// extOf is the file extension of an image's content type.
-func extOf(contentType string) string {
-	switch contentType {
-	case "image/jpeg":
-		return "jpg"
-	case "image/webp":
-		return "webp"
-	case "image/gif":
-		return "gif"
-	}
-	return "png"
 }

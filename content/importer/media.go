@@ -1,51 +1,29 @@
 package importer
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"image"
-	_ "image/gif"  // GIF lessons' images
-	_ "image/jpeg" // JPEG lessons' images
-	_ "image/png"  // PNG lessons' images
 	"io/fs"
 	"path"
 	"strings"
 
-	_ "golang.org/x/image/webp" // WebP lessons' images
-
 	"aula/models"
 )
 
-// The bounds of an image in a content folder, as for one uploaded in the
-// editor: bytes, and pixels checked from the header before anything is
-// decoded.
-const (
-	// MaxImageBytes is the largest image file imported (5 MiB).
-	MaxImageBytes = 5 << 20
-	maxImageSide  = 10_000
-	maxPixels     = 40_000_000
-)
+// MaxImageBytes is the largest image file imported, as for one uploaded
+// in the editor (5 MiB).
+const MaxImageBytes = models.MaxImageBytes
 
-// imageTypes maps a media file's extension to its content type and the
-// format name image.DecodeConfig gives it; nothing else (no SVG) is an image.
-var imageTypes = map[string]struct{ contentType, format string }{
-	"png":  {"image/png", "png"},
-	"jpg":  {"image/jpeg", "jpeg"},
-	"jpeg": {"image/jpeg", "jpeg"},
-	"gif":  {"image/gif", "gif"},
-	"webp": {"image/webp", "webp"},
-}
-
-// imageExt is the extension of a media file name aula imports ("" for another).
+// imageExt is the extension of a media file name aula imports ("" for
+// another: no SVG): jpeg is read as jpg.
 func imageExt(name string) string {
-	ext := strings.TrimPrefix(path.Ext(name), ".")
-	if _, ok := imageTypes[ext]; !ok {
-		return ""
+	switch ext := strings.TrimPrefix(path.Ext(name), "."); ext {
+	case "png", "jpg", "jpeg", "gif", "webp":
+		return ext
 	}
-	return ext
+	return ""
 }
 
 // importMedia stores the images of media/, named <sha256>.<ext> as the
@@ -54,7 +32,7 @@ func imageExt(name string) string {
 // not the image its extension says, or that is too large is reported.
 func importMedia(ctx context.Context, store *models.Content, fsys fs.FS, media []string, rep *Report) error {
 	for _, f := range media {
-		img, msg := readImage(fsys, f)
+		img, msg := readImage(ctx, fsys, f)
 		if msg != "" {
 			rep.Errors = append(rep.Errors, Error{File: f, Msg: msg})
 			continue
@@ -72,33 +50,32 @@ func importMedia(ctx context.Context, store *models.Content, fsys fs.FS, media [
 	return nil
 }
 
-// readImage reads and checks one media file; msg says what is wrong with it.
-func readImage(fsys fs.FS, name string) (img models.ContentImage, msg string) {
+// readImage reads and checks one media file as an upload in the editor is
+// checked (models.CheckImage: by its content, its size, its pixels); msg
+// says what is wrong with it.
+func readImage(ctx context.Context, fsys fs.FS, name string) (img models.ContentImage, msg string) {
 	if st, err := fs.Stat(fsys, name); err != nil {
 		return img, err.Error()
 	} else if st.Size() > MaxImageBytes {
-		return img, "the image is larger than 5 MiB"
+		return img, models.ErrImageTooLarge.Error()
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return img, err.Error()
 	}
-	ext := imageExt(name)
+	info, err := models.CheckImage(ctx, data)
+	if err != nil {
+		return img, err.Error()
+	}
+	ext := strings.Replace(imageExt(name), "jpeg", "jpg", 1)
 	sum := sha256.Sum256(data)
 	id := hex.EncodeToString(sum[:])
 	switch {
-	case len(data) > MaxImageBytes:
-		return img, "the image is larger than 5 MiB"
-	case strings.TrimSuffix(path.Base(name), "."+ext) != id:
+	case ext != models.ImageExt(info.ContentType):
+		return img, fmt.Sprintf("the file is a %s image, not %s", info.ContentType, path.Ext(name))
+	case strings.TrimSuffix(path.Base(name), path.Ext(name)) != id:
 		return img, "the file name must be the SHA-256 of its bytes (" + id + "." + ext + ")"
 	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-	switch {
-	case err != nil || format != imageTypes[ext].format:
-		return img, "the file is not a " + strings.ToUpper(ext) + " image"
-	case cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > maxImageSide || cfg.Height > maxImageSide || cfg.Width*cfg.Height > maxPixels:
-		return img, fmt.Sprintf("the image is %d×%d pixels; at most %d on a side and %d in all", cfg.Width, cfg.Height, maxImageSide, maxPixels)
-	}
-	return models.ContentImage{ID: id, ContentType: imageTypes[ext].contentType, Width: cfg.Width, Height: cfg.Height,
+	return models.ContentImage{ID: id, ContentType: info.ContentType, Width: info.Width, Height: info.Height,
 		Size: len(data), Data: data}, ""
 }

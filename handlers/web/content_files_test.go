@@ -3,6 +3,7 @@ package web_test
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/rand"
 	"hash/crc32"
 	"io"
 	"mime/multipart"
@@ -133,6 +134,13 @@ func TestContentImportZipReport(t *testing.T) {
 	}
 	if again := c.Get(p.URL.RequestURI()); again.Text("#report-errors") != errs {
 		t.Error("a reload does not show the report again")
+	}
+	// Larger than any other form's body (6 MB), within the zip's bound.
+	big := make([]byte, 7<<20)
+	_, _ = rand.Read(big)
+	if p := uploadZip(t, c, csrf, "big.zip", zipOf(t, "blob.bin", string(big), "good.md", lessonMD("zipped-good", "Good"))); p.Status != http.StatusOK ||
+		p.Text("#report-unchanged") != "1 file unchanged" {
+		t.Errorf("a 7 MiB zip: %d %q", p.Status, p.Text("main"))
 	}
 	if other := c.Get("/admin/content/files?report=someone-else"); other.Doc.Find("#import-report").Length() != 0 {
 		t.Error("another report id shows this report")
