@@ -13,6 +13,8 @@ type priorTurn struct {
 	Role     string
 	Content  string
 	Headings []string // sections the answer cited
+	First    int64    // the chunk the answer cited first (0 none)
+	Kind     string   // its kind: lesson or help
 }
 
 // followUpMarkers start questions that lean on the previous turn.
@@ -36,6 +38,17 @@ func KeywordCondense(question string, prior []priorTurn) string {
 	if len(prior) == 0 || !looksLikeFollowUp(question) {
 		return question
 	}
+	extra := contextTerms(question, prior)
+	if len(extra) == 0 {
+		return question
+	}
+	return question + " " + strings.Join(extra, " ")
+}
+
+// contextTerms are the thread's topic words a follow-up leans on, not in
+// question already: the key terms of the previous questions and the
+// heading the last answer cited first. prior is newest first.
+func contextTerms(question string, prior []priorTurn) []string {
 	have := map[string]bool{}
 	for _, w := range termWords(question) {
 		have[w] = true
@@ -71,10 +84,7 @@ func KeywordCondense(question string, prior []priorTurn) string {
 			answers++
 		}
 	}
-	if len(extra) == 0 {
-		return question
-	}
-	return question + " " + strings.Join(extra, " ")
+	return extra
 }
 
 func looksLikeFollowUp(q string) bool {
@@ -107,6 +117,9 @@ func priorTurns(ms []models.Message) []priorTurn {
 			if json.Unmarshal(m.Metadata, &r) == nil {
 				for _, c := range r.Citations {
 					p.Headings = append(p.Headings, c.Heading)
+				}
+				if len(r.Citations) > 0 {
+					p.First, p.Kind = r.Citations[0].ChunkID, r.Citations[0].Kind
 				}
 			}
 		}

@@ -14,9 +14,9 @@ import (
 // precision 0.9): a change to retrieval that drops below it fails
 // TestRetrievalEval. Raise it with every change that stays.
 var evalFloor = map[string]evalScores{
-	"all":     {r1: 0.49, r3: 0.75, nonePrec: 1, noneRecall: 0.09},
-	"lang en": {r1: 0.55, r3: 0.80},
-	"lang es": {r1: 0.40, r3: 0.69},
+	"all":     {r1: 0.67, r3: 0.88, nonePrec: 0.9, noneRecall: 0.18},
+	"lang en": {r1: 0.65, r3: 0.88},
+	"lang es": {r1: 0.69, r3: 0.87},
 }
 
 // evalScores are the figures of a group of turns.

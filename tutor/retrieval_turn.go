@@ -21,9 +21,29 @@ type Found struct {
 // may stand between a question and its first token.
 func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Message, sc Scope, k int) (Found, error) {
 	query, method := condense(text, recent)
-	hits, err := r.Search(ctx, query, sc, k)
+	tq := turnQuery{own: questionTerms(text)}
+	tq.bridge = translations(tq.own)
+	if prior := priorTurns(recent); len(prior) > 0 {
+		tq.context = contextTerms(text, prior)
+		for _, p := range prior {
+			if p.Role == models.RoleAssistant {
+				tq.prev, tq.prevKind = p.First, p.Kind
+				break
+			}
+		}
+	}
+	hits, err := r.find(ctx, tq, sc, k)
 	if err != nil {
 		return Found{}, err
+	}
+	if len(hits) > 0 && len(tq.own) > 0 {
+		weak, err := r.uncovered(ctx, sc.Mode == models.ModeHelp, tq.own)
+		if err != nil {
+			return Found{}, err
+		}
+		if weak {
+			hits = nil
+		}
 	}
 	return Found{Sources: hits, Query: query, Method: method}, nil
 }
