@@ -47,7 +47,7 @@ var _ = add(map[string][2]string{
 	"cas.kind_open":        {"Open question", "Pregunta abierta"},
 	"cas.expected":         {"Expected answer: %s", "Respuesta esperada: %s"},
 	"cas.err_no_section":   {"The text has no section “%s”: choose one of its sections.", "El texto no tiene la sección «%s»: elige una de sus secciones."},
-	"cas.err_too_long":     {"The text is longer than %s characters: shorten it to ask the tutor.", "El texto tiene más de %s caracteres: acórtalo para preguntar al tutor."},
+	"cas.err_too_long":     {"The text is over %d KB: shorten it to ask the tutor.", "El texto pasa de %d KB: acórtalo para preguntar al tutor."},
 	"cas.err_title":        {"The lesson needs a title of 1 to 200 characters.", "La lección necesita un título de 1 a 200 caracteres."},
 	"cas.err_language":     {"Choose the lesson's language: English or Spanish.", "Elige el idioma de la lección: inglés o español."},
 	"cas.err_empty":        {"The text is empty: write the lesson first.", "El texto está vacío: escribe primero la lección."},

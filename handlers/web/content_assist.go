@@ -16,9 +16,6 @@ import (
 	"aula/views"
 )
 
-// maxAssistChars bounds the lesson text an author sends the tutor.
-const maxAssistChars = 200_000
-
 // errAssistForm is an assist form the tutor cannot read; its message is
 // already in the author's language.
 type errAssistForm struct{ msg string }
@@ -33,14 +30,14 @@ func readAssistForm(c echo.Context) (views.AssistForm, error) {
 		f.Suggestions[i] = c.FormValue(name)
 	}
 	switch {
-	case f.Title == "" || utf8.RuneCountInString(f.Title) > 200:
+	case f.Title == "" || utf8.RuneCountInString(f.Title) > models.MaxLessonTitle:
 		return f, errAssistForm{t(c, "cas.err_title")}
 	case f.Language != "en" && f.Language != "es":
 		return f, errAssistForm{t(c, "cas.err_language")}
 	case strings.TrimSpace(f.Body) == "":
 		return f, errAssistForm{t(c, "cas.err_empty")}
-	case utf8.RuneCountInString(f.Body) > maxAssistChars:
-		return f, errAssistForm{t(c, "cas.err_too_long", "200,000")}
+	case len(f.Body) > models.MaxLessonBody:
+		return f, errAssistForm{t(c, "cas.err_too_long", models.MaxLessonBody>>10)}
 	}
 	return f, nil
 }
@@ -60,16 +57,19 @@ func (a *App) contentSuggest(c echo.Context) error {
 	}
 	form, err := readAssistForm(c)
 	v := views.AssistView{Form: form}
+	if fromEditor(c) {
+		v.FillIDs = views.EditorFillIDs
+	}
 	if fe, ok := errors.AsType[errAssistForm](err); ok {
 		v.SuggestError = fe.msg
-		return a.renderAssist(c, http.StatusUnprocessableEntity, fb, v, views.AssistProposals(v))
+		return a.renderAssist(c, http.StatusUnprocessableEntity, fb, v, views.AssistProposals(fb.LessonID, v))
 	}
 	if c.FormValue("use") == "1" {
 		return a.useSuggestions(c, fb, v)
 	}
 	s := a.Tutor.SuggestQuestions(c.Request().Context(), lessonText(fb.LessonID, form))
 	v.Suggested = &views.SuggestionView{Questions: s.Questions, Authorship: authorship(s.Authored)}
-	return a.renderAssist(c, http.StatusOK, fb, v, views.AssistProposals(v))
+	return a.renderAssist(c, http.StatusOK, fb, v, views.AssistProposals(fb.LessonID, v))
 }
 
 // useSuggestions shows the form again with the proposals (p1…p3) in the
@@ -81,11 +81,11 @@ func (a *App) useSuggestions(c echo.Context, fb *models.LessonFeedback, v views.
 		picked[i] = strings.TrimSpace(c.FormValue(fmt.Sprintf("p%d", i+1)))
 		if picked[i] == "" || utf8.RuneCountInString(picked[i]) > models.MaxSuggestion {
 			v.SuggestError = t(c, "admin.err.sugg")
-			return a.renderAssist(c, http.StatusUnprocessableEntity, fb, v, views.AssistProposals(v))
+			return a.renderAssist(c, http.StatusUnprocessableEntity, fb, v, views.AssistProposals(fb.LessonID, v))
 		}
 	}
 	v.Form.Suggestions, v.Used = picked, true
-	return a.renderAssist(c, http.StatusOK, fb, v, views.AssistProposals(v))
+	return a.renderAssist(c, http.StatusOK, fb, v, views.AssistProposals(fb.LessonID, v))
 }
 
 // contentPreviewCheck shows the check questions the chosen section of
@@ -109,7 +109,7 @@ func (a *App) contentPreviewCheck(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	pv := &views.PreviewView{Heading: p.Heading, Authorship: authorship(p.Authored)}
+	pv := &views.PreviewView{Anchor: p.Anchor, Heading: p.Heading, Authorship: authorship(p.Authored)}
 	for _, q := range p.Questions {
 		pv.Questions = append(pv.Questions, views.PreviewItem{Kind: q.Kind, HTML: markdown.RenderAnswer(q.Question),
 			Expected: q.Expected, Choices: q.Choices})
@@ -119,13 +119,32 @@ func (a *App) contentPreviewCheck(c echo.Context) error {
 }
 
 // renderAssist answers an assist request: the result's fragment for
-// HTMX, else the whole page with the form as typed.
+// HTMX, else the page it was asked from (the editor, whose form sends
+// its base version, or the feedback page) with the form as typed.
 func (a *App) renderAssist(c echo.Context, status int, fb *models.LessonFeedback, v views.AssistView, fragment templ.Component) error {
 	if isFragment(c) {
 		return a.fragment(c, status, fragment)
 	}
-	return a.renderFeedback(c, status, fb, v)
+	if !fromEditor(c) {
+		return a.renderFeedback(c, status, fb, v)
+	}
+	ev, err := a.editorView(c)
+	if err != nil {
+		return err
+	}
+	if ev.Form, _, err = editorFormOf(c); err != nil {
+		return err
+	}
+	if v.Used {
+		copy(ev.Form.Suggestions[:], v.Form.Suggestions[:])
+	}
+	ev.Assist = v
+	return a.renderEditor(c, status, ev)
 }
+
+// fromEditor reports whether the request comes from the lesson editor's
+// form (the only one that sends the version it opened).
+func fromEditor(c echo.Context) bool { return c.FormValue("base") != "" }
 
 // authorship is who wrote the tutor's proposals, as the page says it.
 func authorship(a tutor.Authored) views.Authorship {

@@ -188,7 +188,7 @@ func TestContentAssistBadInputAndCSRF(t *testing.T) {
 	}{
 		"no title":   {"/suggest", "#suggest-error", "needs a title", map[string]string{"title": " "}},
 		"a language": {"/suggest", "#suggest-error", "language", map[string]string{"language": "fr"}},
-		"too long":   {"/preview-check", "#preview-error", "longer than 200,000", map[string]string{"body": strings.Repeat("a", 200_001)}},
+		"too long":   {"/preview-check", "#preview-error", "over 200 KB", map[string]string{"body": strings.Repeat("a", models.MaxLessonBody+1)}},
 		"a section":  {"/preview-check", "#preview-error", "no section “nope”", map[string]string{"anchor": "nope"}},
 		"a proposal": {"/suggest", "#suggest-error", "", map[string]string{"use": "1", "p1": ""}},
 	} {
@@ -216,3 +216,42 @@ func TestContentAssistBadInputAndCSRF(t *testing.T) {
 		}
 	}
 }
+
+// From the lesson editor without JavaScript: Suggest questions shows the
+// editor again with the proposals and the text as typed, Use these puts
+// them in the editor's suggestion fields; nothing is saved until Save.
+func TestContentAssistInTheEditorWithoutJavaScript(t *testing.T) {
+	s := apptest.New(t)
+	c := fbAdmin(t, s)
+	before := fbRows(t, s)
+	editor := c.Get("/admin/content/lessons/" + fbLesson)
+	v := editorValues(editor)
+	v.Set("body", v.Get("body")+"\n## Typed, not saved\n\nA **trunk** carries many VLANs on one link between two switches.\n")
+	p := c.Post("/admin/content/lessons/"+fbLesson+"/suggest", v)
+	if p.Status != http.StatusOK || p.Doc.Find("#editor-form #assist-proposals .assist-questions li").Length() != 3 ||
+		p.Doc.Find("#f-body").Text() != v.Get("body") {
+		t.Fatalf("suggest from the editor: %d\n%s", p.Status, p.Text("#assist"))
+	}
+	if ids := p.Doc.Find("#use-suggestions").AttrOr("data-fill-ids", ""); ids != "f-suggestion1 f-suggestion2 f-suggestion3" {
+		t.Errorf("Use these fills %q", ids)
+	}
+	proposed := strings.TrimSpace(p.Doc.Find("#assist-proposals .assist-questions li").First().Text())
+	u := editorValues(p)
+	u.Set("use", "1")
+	used := c.Post("/admin/content/lessons/"+fbLesson+"/suggest", u)
+	if used.Doc.Find("#f-suggestion1").AttrOr("value", "") != proposed || used.Doc.Find("#f-body").Text() != v.Get("body") {
+		t.Errorf("Use these in the editor: %q", used.Doc.Find("#f-suggestion1").AttrOr("value", ""))
+	}
+	w := editorValues(used)
+	w.Set("anchor", "typed-not-saved")
+	prev := c.Post("/admin/content/lessons/"+fbLesson+"/preview-check", w)
+	if prev.Status != http.StatusOK || !strings.Contains(prev.Text("#editor-form #assist-preview"), "trunk") {
+		t.Errorf("a preview of a typed section in the editor: %d\n%s", prev.Status, prev.Text("#assist-preview"))
+	}
+	if after := fbRows(t, s); after != before {
+		t.Errorf("rows changed without a save: %v → %v", before, after)
+	}
+}
+
+// editorValues is what the editor's form on p sends.
+func editorValues(p *webtest.Page) url.Values { return formValues(p, "#editor-form") }

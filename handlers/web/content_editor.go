@@ -66,6 +66,9 @@ func (a *App) renderEditor(c echo.Context, status int, v views.LessonEditorView)
 			return err
 		}
 	}
+	if err := a.outlineFeedback(c.Request().Context(), v.Lesson.ID, v.Outline); err != nil {
+		return err
+	}
 	return a.render(c, status, views.LessonEditorPage(v), views.EditorSide(v.Lesson.ID, v.Preview, v.Outline))
 }
 

@@ -62,3 +62,17 @@ func (a *App) renderFeedback(c echo.Context, status int, fb *models.LessonFeedba
 	}
 	return a.render(c, status, views.ContentFeedbackPage(views.ContentFeedbackView{Feedback: fb, Assist: v}), nil)
 }
+
+// outlineFeedback puts beside each section of the editor's outline what
+// students made of its published text.
+func (a *App) outlineFeedback(ctx context.Context, lessonID string, outline []views.OutlineSection) error {
+	fb, err := a.lessonFeedback(ctx, lessonID)
+	if err != nil {
+		return err
+	}
+	for i := range outline {
+		f := fb.Of(outline[i].Anchor)
+		outline[i].Feedback = &f
+	}
+	return nil
+}

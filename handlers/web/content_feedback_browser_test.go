@@ -10,8 +10,11 @@ import (
 	"aula/models"
 )
 
-// fbPage is the feedback page the browser test opens.
-const fbPage = "/admin/content/lessons/" + fbLesson + "/feedback"
+// fbEditor and fbPage are the editor and the feedback page the browser test opens.
+const (
+	fbEditor = "/admin/content/lessons/" + fbLesson
+	fbPage   = fbEditor + "/feedback"
+)
 
 // In real Chromium, with JavaScript on and off, at 1366×900 and 390×844,
 // light and dark: the 👎 count and the check figures stand inside the
@@ -36,20 +39,25 @@ func TestBrowserContentFeedbackBesideItsSection(t *testing.T) {
 
 			b := browser.New(t, tt.opts...)
 			browserSignIn(b, s, "author@example.com", fbPass)
-			b.Navigate(s.URL + fbPage + "#section-" + first)
-			b.WaitVisible("#section-" + first + " .feedback-down")
-			if got := b.Text("#section-" + first + " .feedback-down"); got != "2 answers rated down" {
-				b.Fatalf("the 👎 beside the section: %q", got)
+			for name, path := range map[string]string{"content-editor": fbEditor, "content-feedback": fbPage} {
+				b.Navigate(s.URL + path + "#section-" + first)
+				b.WaitVisible("#section-" + first + " .feedback-down")
+				if got := b.Text("#section-" + first + " .feedback-down"); got != "2 answers rated down" {
+					b.Fatalf("%s: the 👎 beside the section: %q", path, got)
+				}
+				if got := b.Text("#section-" + first + " .feedback-tried"); got != "2 students tried a check" {
+					b.Fatalf("%s: the checks beside the section: %q", path, got)
+				}
+				fbGeometry(b, first, !b.NoJS, name)
+				if !b.NoJS {
+					axeEach(t, b, s.URL, path)
+				}
 			}
-			if got := b.Text("#section-" + first + " .feedback-tried"); got != "2 students tried a check" {
-				b.Fatalf("the checks beside the section: %q", got)
+			for _, fill := range []struct{ path, field string }{{fbEditor, "#f-suggestion1"}, {fbPage, "#assist-s1"}} {
+				b.Navigate(s.URL + fill.path)
+				fbSuggestAndUse(b, fill.field)
+				fbPreview(b, first)
 			}
-			fbGeometry(b, first, !b.NoJS, "content-feedback")
-			if !b.NoJS {
-				axeEach(t, b, s.URL, fbPage)
-			}
-			fbSuggestAndUse(b)
-			fbPreview(b, first)
 			if after := fbRows(t, s); after != before {
 				t.Errorf("rows changed without a save: %v → %v", before, after)
 			}
@@ -96,8 +104,8 @@ func fbGeometry(b *browser.Browser, anchor string, shots bool, name string) {
 }
 
 // fbSuggestAndUse asks for three suggestions and uses them: the fields
-// hold the proposals, shown as unsaved.
-func fbSuggestAndUse(b *browser.Browser) {
+// (the first is field) hold the proposals, shown as unsaved.
+func fbSuggestAndUse(b *browser.Browser, field string) {
 	b.T.Helper()
 	if b.NoJS {
 		b.ClickAndWait("#suggest-button")
@@ -117,7 +125,7 @@ func fbSuggestAndUse(b *browser.Browser) {
 		}{{"1366", browser.Desktop}, {"390", browser.Phone}} {
 			b.Viewport(size.size, size.name == "390")
 			eval[bool](b, `document.querySelector('#assist-proposals').scrollIntoView(), true`)
-			b.Shot(shotsDir(), "content-assist-suggest-"+size.name)
+			b.Shot(shotsDir(), "content-assist-suggest-"+strings.TrimPrefix(field, "#")+"-"+size.name)
 		}
 		b.Viewport(browser.Desktop, false)
 	}
@@ -128,7 +136,7 @@ func fbSuggestAndUse(b *browser.Browser) {
 		b.Click("#use-suggestions")
 		b.WaitVisible("#assist-filled")
 	}
-	if got := eval[string](b, `document.querySelector('#assist-s1').value`); got != proposed {
+	if got := eval[string](b, fmt.Sprintf(`document.querySelector(%q).value`, field)); got != proposed {
 		b.Fatalf("Use these left s1 = %q, want %q", got, proposed)
 	}
 	if b.NoJS != strings.HasSuffix(b.Path(), "/suggest") {
@@ -141,9 +149,9 @@ func fbPreview(b *browser.Browser, anchor string) {
 	b.T.Helper()
 	eval[bool](b, fmt.Sprintf(`document.querySelector('#assist-anchor').value = %q, true`, anchor))
 	if b.NoJS {
-		b.ClickAndWait("#preview-button")
+		b.ClickAndWait("#preview-check-button")
 	} else {
-		b.Click("#preview-button")
+		b.Click("#preview-check-button")
 	}
 	b.WaitVisible("#assist-preview .preview-questions")
 	if n := b.Doc().Find("#assist-preview .preview-questions > li").Length(); n == 0 {
@@ -153,9 +161,9 @@ func fbPreview(b *browser.Browser, anchor string) {
 	if shotsDir() != "" && !b.NoJS {
 		b.Viewport(browser.Phone, true)
 		eval[bool](b, `document.querySelector('#assist-preview').scrollIntoView(), true`)
-		b.Shot(shotsDir(), "content-assist-preview-390")
+		b.Shot(shotsDir(), "content-assist-preview-390"+strings.ReplaceAll(strings.TrimPrefix(b.Path(), "/admin/content/lessons/"+fbLesson), "/", "-"))
 		b.ColorScheme("dark")
-		b.Shot(shotsDir(), "content-assist-preview-390-dark")
+		b.Shot(shotsDir(), "content-assist-preview-390-dark"+strings.ReplaceAll(strings.TrimPrefix(b.Path(), "/admin/content/lessons/"+fbLesson), "/", "-"))
 		b.ColorScheme("light")
 		b.Viewport(browser.Desktop, false)
 	}

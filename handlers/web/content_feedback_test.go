@@ -128,6 +128,11 @@ func TestContentFeedbackBesideEachSectionRestartsAfterAnEdit(t *testing.T) {
 	if got := p.Text("#section-" + second + " .feedback-down"); got != "1 answer rated down" {
 		t.Errorf("second section's 👎: %q", got)
 	}
+	editor := c.Get("/admin/content/lessons/" + fbLesson)
+	if got := editor.Text("#editor-outline #section-" + first + " .feedback-down"); got != "2 answers rated down" ||
+		editor.Text("#editor-outline #section-"+second+" .feedback-tried") != "1 student tried a check" {
+		t.Errorf("the editor's outline: %q\n%s", got, editor.Text("#editor-outline"))
+	}
 	if got := p.Text("#section-" + anchors[3] + " .feedback-none"); !strings.HasPrefix(got, "Nothing from students on this text yet") {
 		t.Errorf("an untouched section says %q", got)
 	}
@@ -149,6 +154,11 @@ func TestContentFeedbackBesideEachSectionRestartsAfterAnEdit(t *testing.T) {
 	if got := p.Text("#section-" + second + " .feedback-down"); got != "1 answer rated down" ||
 		p.Text("#section-"+second+" .feedback-tried") != "1 student tried a check" {
 		t.Errorf("the untouched section lost its figures:\n%s", p.Text("#section-"+second))
+	}
+	editor = c.Get("/admin/content/lessons/" + fbLesson)
+	if editor.Doc.Find("#editor-outline #section-"+first+" .feedback-none").Length() != 1 ||
+		editor.Text("#editor-outline #section-"+second+" .feedback-down") != "1 answer rated down" {
+		t.Errorf("the editor's outline after the edit:\n%s", editor.Text("#editor-outline"))
 	}
 }
 
@@ -209,18 +219,29 @@ func TestContentFeedbackRoutesAreForContentAdminsOnly(t *testing.T) {
 	}
 }
 
-// fbForm is the values a browser sends from the assist form on p (its
-// text fields, text areas and chosen options) with values on top.
+// fbForm is the values a browser sends from the assist form on p, with
+// values on top.
 func fbForm(p *webtest.Page, values map[string]string) url.Values {
+	v := formValues(p, "#assist-form")
+	for k, val := range values {
+		v.Set(k, val)
+	}
+	return v
+}
+
+// formValues is what the form sel on p sends: its inputs and text areas
+// (a repeated name several times) and each select's chosen option.
+func formValues(p *webtest.Page, sel string) url.Values {
 	v := url.Values{}
-	form := p.Doc.Find("#assist-form")
+	form := p.Doc.Find(sel)
 	form.Find("input, textarea").Each(func(_ int, s *goquery.Selection) {
-		if name := s.AttrOr("name", ""); name != "" && s.AttrOr("type", "") != "submit" {
-			if goquery.NodeName(s) == "textarea" {
-				v.Set(name, s.Text())
-			} else {
-				v.Set(name, s.AttrOr("value", ""))
-			}
+		name := s.AttrOr("name", "")
+		switch {
+		case name == "" || s.AttrOr("type", "") == "submit":
+		case goquery.NodeName(s) == "textarea":
+			v.Add(name, s.Text())
+		default:
+			v.Add(name, s.AttrOr("value", ""))
 		}
 	})
 	form.Find("select").Each(func(_ int, s *goquery.Selection) {
@@ -230,8 +251,5 @@ func fbForm(p *webtest.Page, values map[string]string) url.Values {
 		}
 		v.Set(s.AttrOr("name", ""), opt.AttrOr("value", ""))
 	})
-	for k, val := range values {
-		v.Set(k, val)
-	}
 	return v
 }

@@ -250,18 +250,18 @@
     var panel = tutor();
     if (!panel || panel.open) focusInput();
   });
-  // "Use these" beside the tutor's proposed questions fills the form's
+  // "Use these" beside the tutor's proposed questions fills the
   // suggestion fields in place (data-fill: the questions, one a line;
-  // data-fill-fields: the fields' names); without JavaScript it posts
-  // them back to be shown in the form. Nothing is saved either way.
+  // data-fill-ids: the fields' ids); without JavaScript it posts them
+  // back to be shown in the form. Nothing is saved either way.
   document.addEventListener("click", function (e) {
     var b = e.target.closest && e.target.closest("button[data-fill]");
-    if (!b || !b.form) return;
+    if (!b) return;
     e.preventDefault();
     var texts = b.getAttribute("data-fill").split("\n");
-    var names = b.getAttribute("data-fill-fields").split(" ");
-    for (var i = 0; i < names.length; i++) {
-      var f = b.form.elements.namedItem(names[i]);
+    var ids = b.getAttribute("data-fill-ids").split(" ");
+    for (var i = 0; i < ids.length; i++) {
+      var f = document.getElementById(ids[i]);
       if (f && texts[i] !== undefined) {
         f.value = texts[i];
         f.dispatchEvent(new Event("input", { bubbles: true }));
