@@ -101,6 +101,7 @@ var _ = add(map[string][2]string{
 	"content.audit_detail":     {"Detail", "Detalle"},
 	"content.audit_older":      {"Older entries", "Entradas anteriores"},
 	"content.audit_newest":     {"Newest entries", "Entradas más recientes"},
+	"content.err.cursor":       {"That page of the log does not exist: start from the newest entries.", "Esa página del registro no existe: empieza por las entradas más recientes."},
 	"content.audit_back":       {"Back to the catalog", "Volver al catálogo"},
 	"content.action.create":    {"Created", "Creó"},
 	"content.action.rename":    {"Renamed", "Renombró"},

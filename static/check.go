@@ -13,7 +13,7 @@ var ErrMissing = errors.New("static files missing")
 // Required lists the files every page loads (views/layout.templ): without
 // the HTMX files a student with JavaScript on sees the typing dots forever.
 func Required() []string {
-	return []string{"css/app.css", "img/favicon.svg", "js/app.js", "js/ask.js", "js/copy.js", "js/images.js", "js/passage.js",
+	return []string{"css/app.css", "img/favicon.svg", "js/app.js", "js/ask.js", "js/catalog.js", "js/copy.js", "js/images.js", "js/passage.js",
 		"vendor/htmx.min.js", "vendor/sse.min.js"}
 }
 

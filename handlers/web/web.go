@@ -220,6 +220,7 @@ func (a *App) contentRoutes(site *echo.Group) {
 	form(cnt, "/lessons/:id/delete", a.contentDeleteLessonConfirm, a.contentDeleteLesson)
 	form(cnt, "/modules/:id/delete", a.contentDeleteModuleConfirm, a.contentDeleteModule)
 	form(cnt, "/paths/:slug/delete", a.contentDeletePathConfirm, a.contentDeletePath)
+	cnt.GET("/audit", a.contentAudit)
 
 	// The lesson editor, its versions and history.
 	cnt.GET("/lessons/:id", a.lessonEditor)
