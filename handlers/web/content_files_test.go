@@ -271,3 +271,34 @@ func TestContentFilesRefusals(t *testing.T) {
 		t.Error("a refused post imported the lesson")
 	}
 }
+
+// The download runs as many statements for a larger catalog with images
+// as for the demo content.
+func TestContentExportRunsAFixedNumberOfStatements(t *testing.T) {
+	s, c := contentAdmin(t)
+	csrf := c.Get("/admin/content/files").CSRF()
+	pic := "![dot](/media/" + strings.Repeat("ab", 32) + ".png)\n"
+	if p := uploadZip(t, c, csrf, "one.zip", zipOf(t, "one.md", lessonMD("one", "One")+pic)); p.Text("#report-lessons") != "1 lesson imported" {
+		t.Fatalf("import: %q", p.Text("#import-report"))
+	}
+	count := func() int64 {
+		s.SQLs.Store(0)
+		if p := c.Get("/admin/content/export.zip"); p.Status != http.StatusOK {
+			t.Fatalf("export: %d", p.Status)
+		}
+		return s.SQLs.Load()
+	}
+	before := count()
+	var files []string
+	for i := range 30 {
+		id := "more-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26)
+		files = append(files, id+".md", lessonMD(id, "More")+pic)
+	}
+	if p := uploadZip(t, c, csrf, "more.zip", zipOf(t, files...)); p.Text("#report-lessons") != "30 lessons imported" {
+		t.Fatalf("import: %q", p.Text("#import-report"))
+	}
+	if after := count(); after != before {
+		t.Errorf("export: %d statements, then %d with 30 more lessons", before, after)
+	}
+	t.Logf("the export runs %d statements", before)
+}
