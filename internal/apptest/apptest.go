@@ -102,9 +102,23 @@ func countStatements(t testing.TB, db *gorm.DB) *atomic.Int64 {
 // User creates an account directly in the database.
 func (s *Server) User(t testing.TB, email, password, plan string) *models.User {
 	t.Helper()
-	u, err := s.App.Users.Create(context.Background(), models.NewUser{Email: email, Name: "Test " + plan, Password: password, Plan: plan})
+	// A corporate plan comes with an organization, so an account is never
+	// created with one; a test that needs such a plan alone (every plan
+	// against every route) gets the account and then the plan set directly.
+	corporate := plan == models.PlanCorporateUser || plan == models.PlanCorporateAdmin
+	create := plan
+	if corporate {
+		create = models.PlanFree
+	}
+	u, err := s.App.Users.Create(context.Background(), models.NewUser{Email: email, Name: "Test " + plan, Password: password, Plan: create})
 	if err != nil {
 		t.Fatalf("create user: %v", err)
+	}
+	if corporate {
+		if err := s.DB.Exec(`UPDATE users SET plan = ? WHERE id = ?`, plan, u.ID).Error; err != nil {
+			t.Fatalf("set plan %s: %v", plan, err)
+		}
+		u.Plan = plan
 	}
 	return u
 }
