@@ -266,26 +266,20 @@ type searchRow struct {
 }
 
 // unknownTermsSQL returns the tsquery texts of @terms (space-separated)
-// that match no section at all, in either configuration, and whose word
-// (@words, in the same order) is not close to a word of any section's
-// text either (trigram word similarity, pg_trgm's threshold 0.6): the
-// question names something the material never mentions. The CASE keeps
-// the trigram scan, the slower, for the words full-text search missed.
-const unknownTermsSQL = `SELECT t.q FROM unnest(string_to_array(@terms, ' '), string_to_array(@words, ' ')) AS t(q, w)
-	WHERE CASE WHEN EXISTS (SELECT 1 FROM lesson_chunks c WHERE c.tsv_en @@ to_tsquery('english', t.q) OR c.tsv_es @@ to_tsquery('spanish', t.q))
-	      THEN false ELSE NOT EXISTS (SELECT 1 FROM lesson_chunks c WHERE t.w <% c.text) END`
+// that match no section at all, in either configuration: the question
+// names something the material never mentions.
+const unknownTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
+	WHERE NOT EXISTS (SELECT 1 FROM lesson_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))`
 
-const unknownHelpTermsSQL = `SELECT t.q FROM unnest(string_to_array(@terms, ' '), string_to_array(@words, ' ')) AS t(q, w)
-	WHERE CASE WHEN EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t.q) OR c.tsv_es @@ to_tsquery('spanish', t.q))
-	      THEN false ELSE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE t.w <% c.text) END`
+const unknownHelpTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
+	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))`
 
-// Unknown returns which of terms (tsquery texts without spaces, each
-// for the word words[i]) no lesson section, or no help section when
-// help, matches or holds a word close to: the confidence check behind
-// "the lessons do not cover this". Only published lessons have sections,
-// so a draft's words count as unknown.
-func (s *Chunks) Unknown(ctx context.Context, help bool, terms, words []string) ([]string, error) {
-	if len(terms) == 0 || len(terms) != len(words) {
+// Unknown returns which of terms (tsquery texts without spaces) no lesson
+// section, or no help section when help, matches: the confidence check
+// behind "the lessons do not cover this". Only published lessons have
+// sections, so a draft's words count as unknown.
+func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]string, error) {
+	if len(terms) == 0 {
 		return nil, nil
 	}
 	query := unknownTermsSQL
@@ -293,8 +287,7 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms, words []string) 
 		query = unknownHelpTermsSQL
 	}
 	var out []string
-	if err := conn(ctx, s.db).Raw(query, sql.Named("terms", strings.Join(terms, " ")),
-		sql.Named("words", strings.Join(words, " "))).Scan(&out).Error; err != nil {
+	if err := conn(ctx, s.db).Raw(query, sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("unknown terms: %w", err)
 	}
 	return out, nil

@@ -58,12 +58,6 @@ type Prompt struct {
 	LessonWhole bool
 }
 
-// noSectionNote tells a lesson's tutor that no section matched the
-// question: better to say the lesson does not cover it than to stretch a
-// section that does not.
-const noSectionNote = "No section of this lesson matches the question. If the lesson does not cover it, say so plainly first; " +
-	"do not cite a section for what it does not say.\n"
-
 // BuildPrompt writes the system prompt for a mode and style.
 func BuildPrompt(in PromptInput) Prompt {
 	budget := in.Budget
@@ -97,10 +91,6 @@ func BuildPrompt(in PromptInput) Prompt {
 			writePassage(&b, in.Passage)
 			hits = withPassageSection(in.Lesson, in.Passage, hits)
 		}
-		if len(hits) == 0 {
-			// Retrieval found no section it trusts (see Retriever.ForTurn).
-			b.WriteString(noSectionNote)
-		}
 		p.Sources, p.LessonWhole = writeLesson(&b, in.Lesson, hits, budget)
 		var related []Source
 		for _, s := range in.Sources {
@@ -122,8 +112,6 @@ func BuildPrompt(in PromptInput) Prompt {
 		if len(in.Sources) > 0 {
 			b.WriteString("\n## aula lessons that may help\n")
 			p.Sources = writeSources(&b, in.Sources, relatedBudget)
-		} else {
-			b.WriteString("No aula lesson covers this question: if you answer it, say that the answer is not from the lessons.\n")
 		}
 	}
 	p.System = b.String()
