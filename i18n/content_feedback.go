@@ -22,6 +22,8 @@ var _ = add(map[string][2]string{
 	"cfb.questions":           {"Asked most", "Lo más preguntado"},
 	"cfb.times.one":           {"%d time", "%d vez"},
 	"cfb.times.other":         {"%d times", "%d veces"},
+	"cfb.ratings_of":          {"Only the answers about “%s”.", "Solo las respuestas sobre «%s»."},
+	"cfb.ratings_all":         {"See every lesson", "Ver todas las lecciones"},
 
 	"cas.title":            {"The tutor helps you write", "El tutor te ayuda a escribir"},
 	"cas.lead":             {"The tutor reads the text as it stands in this form, saved or not. Nothing is saved until you save the lesson.", "El tutor lee el texto tal como está en este formulario, guardado o no. No se guarda nada hasta que guardes la lección."},

@@ -334,6 +334,8 @@ type Ratings struct {
 	// Unclear are comments on "the lesson is unclear" (the content needs
 	// work), Wrong on "the answer is wrong" (the model does); newest first.
 	Unclear, Wrong []RatingComment
+	// Lesson is the lesson the page is narrowed to ("" every lesson).
+	Lesson string
 }
 
 // RatingsTop is how many lessons, sections and comments the ratings page lists.
@@ -343,24 +345,39 @@ const RatingsTop = 20
 // come from the running totals a trigger keeps (migration 00008), so the
 // page costs the same however many answers were ever rated.
 func (s *Stats) AdminRatings(ctx context.Context) (*Ratings, error) {
+	return s.LessonRatings(ctx, "")
+}
+
+// ofLessonSQL narrows a rating statement to one lesson (@lesson; empty is
+// every lesson): a comment belongs to it when its thread is the lesson's
+// or its answer cites the lesson (the editor's evidence links, by the
+// index of migration 00104).
+const ofLessonSQL = `(@lesson = '' OR c.lesson_id = @lesson OR (m.role = 'assistant'
+	AND m.metadata->'citations' @> jsonb_build_array(jsonb_build_object('lessonId', CAST(@lesson AS text)))))`
+
+// LessonRatings is the ratings page narrowed to one lesson (lessonID ""
+// is every lesson), in the same four statements.
+func (s *Stats) LessonRatings(ctx context.Context, lessonID string) (*Ratings, error) {
 	db := conn(ctx, s.db)
-	r := &Ratings{}
-	err := db.Raw(`SELECT coalesce(sum(up), 0), coalesce(sum(down), 0) FROM lesson_rating_totals`).Row().Scan(&r.Up, &r.Down)
+	r := &Ratings{Lesson: lessonID}
+	args := map[string]any{"lesson": lessonID, "top": RatingsTop}
+	err := db.Raw(`SELECT coalesce(sum(up), 0), coalesce(sum(down), 0) FROM lesson_rating_totals
+		WHERE @lesson = '' OR lesson_id = @lesson`, args).Row().Scan(&r.Up, &r.Down)
 	if err != nil {
 		return nil, fmt.Errorf("rating totals: %w", err)
 	}
 	err = db.Raw(`SELECT t.lesson_id, l.title, t.up, t.down, t.unclear, t.wrong, t.other
 		FROM lesson_rating_totals t JOIN lessons l ON l.id = t.lesson_id
-		WHERE t.up > 0 OR t.down > 0
-		ORDER BY t.down DESC, t.up DESC, t.lesson_id LIMIT ?`, RatingsTop).Scan(&r.Lessons).Error
+		WHERE (t.up > 0 OR t.down > 0) AND (@lesson = '' OR t.lesson_id = @lesson)
+		ORDER BY t.down DESC, t.up DESC, t.lesson_id LIMIT @top`, args).Scan(&r.Lessons).Error
 	if err != nil {
 		return nil, fmt.Errorf("ratings per lesson: %w", err)
 	}
 	err = db.Raw(`SELECT t.lesson_id, coalesce(l.title, '') AS lesson_title, t.heading, t.anchor,
 			t.down, t.unclear, t.wrong, t.other
 		FROM section_rating_totals t LEFT JOIN lessons l ON l.id = t.lesson_id
-		WHERE t.down > 0
-		ORDER BY t.down DESC, t.lesson_id, t.anchor LIMIT ?`, RatingsTop).Scan(&r.Sections).Error
+		WHERE t.down > 0 AND (@lesson = '' OR t.lesson_id = @lesson)
+		ORDER BY t.down DESC, t.lesson_id, t.anchor LIMIT @top`, args).Scan(&r.Sections).Error
 	if err != nil {
 		return nil, fmt.Errorf("ratings per section: %w", err)
 	}
@@ -368,13 +385,13 @@ func (s *Stats) AdminRatings(ctx context.Context) (*Ratings, error) {
 	err = db.Raw(`(SELECT m.id AS message_id, c.lesson_id, coalesce(l.title, '') AS lesson_title,
 			m.rating_reason AS reason, m.rating_comment AS comment, m.rated_at
 		FROM messages m JOIN conversations c ON c.id = m.conversation_id LEFT JOIN lessons l ON l.id = c.lesson_id
-		WHERE m.rating = 'down' AND m.rating_reason = 'lesson_unclear' AND m.rating_comment <> ''
-		ORDER BY m.rated_at DESC LIMIT ?)
+		WHERE m.rating = 'down' AND m.rating_reason = 'lesson_unclear' AND m.rating_comment <> '' AND `+ofLessonSQL+`
+		ORDER BY m.rated_at DESC LIMIT @top)
 		UNION ALL
 		(SELECT m.id, c.lesson_id, coalesce(l.title, ''), m.rating_reason, m.rating_comment, m.rated_at
 		FROM messages m JOIN conversations c ON c.id = m.conversation_id LEFT JOIN lessons l ON l.id = c.lesson_id
-		WHERE m.rating = 'down' AND m.rating_reason = 'answer_wrong' AND m.rating_comment <> ''
-		ORDER BY m.rated_at DESC LIMIT ?)`, RatingsTop, RatingsTop).Scan(&comments).Error
+		WHERE m.rating = 'down' AND m.rating_reason = 'answer_wrong' AND m.rating_comment <> '' AND `+ofLessonSQL+`
+		ORDER BY m.rated_at DESC LIMIT @top)`, args).Scan(&comments).Error
 	if err != nil {
 		return nil, fmt.Errorf("rating comments: %w", err)
 	}

@@ -1,5 +1,7 @@
 package urls
 
+import "net/url"
+
 // ContentLessonFeedback is the page of what students made of each section of lesson id.
 func ContentLessonFeedback(id string) string { return ContentLesson(id) + "/feedback" }
 
@@ -11,12 +13,12 @@ func ContentLessonPreviewCheck(id string) string { return ContentLesson(id) + "/
 
 // AdminRatingsSection is a section's row on the ratings page.
 func AdminRatingsSection(lessonID, anchor string) string {
-	return "/admin/ratings#sr-" + lessonID + "-" + anchor
+	return "/admin/ratings?lesson=" + url.QueryEscape(lessonID) + "#sr-" + lessonID + "-" + anchor
 }
 
 // AdminRatingsComment is a 👎 comment on the ratings page.
 func AdminRatingsComment(lessonID, messageID string) string {
-	return "/admin/ratings#rc-" + messageID
+	return "/admin/ratings?lesson=" + url.QueryEscape(lessonID) + "#rc-" + messageID
 }
 
 // AdminUnderstandingSection is a section's row on the Understanding page.

@@ -63,9 +63,10 @@ func (a *App) adminOverview(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.AdminOverviewPage(o, offline), nil)
 }
 
-// adminRatings shows where the lessons and the model draw 👎.
+// adminRatings shows where the lessons and the model draw 👎; ?lesson=
+// narrows it to one lesson (the editor's evidence links).
 func (a *App) adminRatings(c echo.Context) error {
-	r, err := a.Stats.AdminRatings(c.Request().Context())
+	r, err := a.Stats.LessonRatings(c.Request().Context(), c.QueryParam("lesson"))
 	if err != nil {
 		return err
 	}

@@ -104,6 +104,9 @@ func TestContentFeedbackBesideEachSectionRestartsAfterAnEdit(t *testing.T) {
 	fbRateDown(t, s, bob, second, "How are VLANs kept apart?", "other", "")
 	fbGraded(t, s, ann, first, hash[first], models.VerdictNotYet, "a router")
 	fbGraded(t, s, bob, second, hash[second], models.VerdictCorrect, "tags")
+	if err := s.DB.Exec(`INSERT INTO section_rating_totals (lesson_id, anchor, heading, down) VALUES ('subnetting', 'masks', 'Masks', 9)`).Error; err != nil {
+		t.Fatal(err)
+	}
 
 	p := c.Get("/admin/content/lessons/" + fbLesson + "/feedback")
 	if p.Status != http.StatusOK {
@@ -113,9 +116,10 @@ func TestContentFeedbackBesideEachSectionRestartsAfterAnEdit(t *testing.T) {
 	if got := item.Find(".feedback-down").Text(); got != "2 answers rated down" {
 		t.Errorf("first section's 👎: %q", got)
 	}
-	if href := item.Find(".feedback-down").AttrOr("href", ""); href != "/admin/ratings#sr-"+fbLesson+"-"+first {
+	if href := item.Find(".feedback-down").AttrOr("href", ""); href != "/admin/ratings?lesson="+fbLesson+"#sr-"+fbLesson+"-"+first {
 		t.Errorf("the 👎 links to %q", href)
 	}
+	fbEvidence(t, c, item)
 	if got := item.Find(".feedback-tried").Text(); got != "1 student tried a check" ||
 		item.Find(".feedback-not-yet").Text() != "1 not yet (last answer not right)" {
 		t.Errorf("first section's checks: %q, %q", got, item.Find(".feedback-not-yet").Text())
@@ -252,4 +256,24 @@ func formValues(p *webtest.Page, sel string) url.Values {
 		v.Set(s.AttrOr("name", ""), opt.AttrOr("value", ""))
 	})
 	return v
+}
+
+// fbEvidence follows the 👎 and comment links of a section's panel: the
+// ratings page, narrowed to the lesson, has the section's row and the
+// comment, and no other lesson's.
+func fbEvidence(t *testing.T, c *webtest.Client, item *goquery.Selection) {
+	t.Helper()
+	down := item.Find(".feedback-down").AttrOr("href", "")
+	path, anchor, _ := strings.Cut(down, "#")
+	r := c.Get(path)
+	if r.Status != http.StatusOK || r.Doc.Find("#"+anchor).Length() != 1 || !strings.Contains(r.Text("#ratings-lesson"), "What a VLAN is") {
+		t.Errorf("%s: %d, row #%s %d, notice %q", down, r.Status, anchor, r.Doc.Find("#"+anchor).Length(), r.Text("#ratings-lesson"))
+	}
+	if r.Doc.Find(`#section-ratings tbody tr:not([id^="sr-`+fbLesson+`-"])`).Length() != 0 {
+		t.Errorf("the narrowed ratings page lists other lessons' sections:\n%s", r.Text("#section-ratings"))
+	}
+	_, comment, _ := strings.Cut(item.Find(".feedback-comments a").AttrOr("href", ""), "#")
+	if comment == "" || r.Doc.Find("#"+comment).Length() != 1 {
+		t.Errorf("the comment %q is not on the narrowed ratings page", comment)
+	}
 }
