@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -138,4 +139,39 @@ func TestAddImageIsContentAddressed(t *testing.T) {
 			t.Errorf("Image(%q) = %v, want ErrNotFound", id, err)
 		}
 	}
+}
+
+// A header claiming 50000×50000 pixels is refused from the header alone:
+// checking it allocates kilobytes, not the 10 GB its pixels would take.
+func TestCheckImageBombAllocatesNothing(t *testing.T) {
+	bomb := imagetest.PNGHeader(50000, 50000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := models.CheckImage(t.Context(), bomb)
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("figure image_bomb_check_allocated_bytes = %d", allocated)
+	if !errors.Is(err, models.ErrImagePixels) || allocated > 1<<20 {
+		t.Fatalf("CheckImage = %v after allocating %d bytes", err, allocated)
+	}
+}
+
+// Whatever the bytes, CheckImage never panics, and what it accepts is one
+// of the four formats within the bounds.
+func FuzzCheckImage(f *testing.F) {
+	for _, seed := range [][]byte{imagetest.PNG(3, 2), imagetest.JPEG(3, 2), imagetest.GIF(3, 2), imagetest.WebP(),
+		imagetest.WebPLossy(), imagetest.PNGHeader(50000, 50000), []byte("<svg/>")} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, err := models.CheckImage(context.Background(), data)
+		if err != nil {
+			return
+		}
+		if models.ImageExt(info.ContentType) == "" || info.Width <= 0 || info.Height <= 0 ||
+			info.Width > models.MaxImageSide || info.Height > models.MaxImageSide || info.Width*info.Height > models.MaxImagePixels {
+			t.Fatalf("accepted %+v", info)
+		}
+	})
 }

@@ -53,6 +53,9 @@ func TestBrowserLessonImages(t *testing.T) {
 				uploadAndInsert(b, snippet, src, alt)
 			}
 			imagesShots(b, "#lesson-images", "images-editor-"+strings.ReplaceAll(tt.name, " ", "-"))
+			if !b.NoJS {
+				axeHere(t, b, "the editor with an image uploaded")
+			}
 			b.ClickAndWait("#publish-button")
 			if l, err := s.App.Content.Lesson(t.Context(), imagesLesson); err != nil || !strings.Contains(l.ContentMD, snippet) {
 				b.Fatalf("published: %v, the text lacks the image", err)
@@ -151,5 +154,21 @@ func imagesShots(b *browser.Browser, sel, name string) {
 		}
 	}
 	b.Viewport(browser.Desktop, false)
+	b.ColorScheme("light")
+}
+
+// axeHere runs axe-core on the page as it is now (after a swap, say), in
+// both schemes, and fails on serious or critical violations.
+func axeHere(t *testing.T, b *browser.Browser, label string) {
+	t.Helper()
+	axe := axeSource(t)
+	for _, sch := range []string{"light", "dark"} {
+		b.ColorScheme(sch)
+		for _, v := range runAxe(b, axe) {
+			if v.Impact == "serious" || v.Impact == "critical" {
+				b.Errorf("%s (%s): %s %s on %d elements: %s", label, sch, v.Impact, v.ID, v.Nodes, v.Target)
+			}
+		}
+	}
 	b.ColorScheme("light")
 }
