@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gorm.io/gorm"
@@ -49,54 +50,115 @@ type ChunkSearch struct {
 	// gains PrevBonus, so "and why?" stays on it.
 	Prev      int64
 	PrevBonus float64
-	LessonID  string // only this lesson ("" any)
-	ModuleID  int64  // only this lesson module (0 any)
-	Limit     int
+	// PrevLift multiplies the score of the sections of Prev's lesson (or
+	// article) by 1 + PrevLift: a follow-up stays in the lesson the
+	// thread is reading unless its own words lead elsewhere.
+	PrevLift float64
+	LessonID string // only this lesson ("" any)
+	ModuleID int64  // only this lesson module (0 any)
+	Limit    int
 }
 
 // OtherLangWeight discounts material in the other language: a student
 // asking in Spanish gets the Spanish lesson's section before the English
 // one on the same topic, but still gets the English one when it is all
 // there is.
-const OtherLangWeight = 0.6
+const OtherLangWeight = 0.4
 
 // rankNorm is ts_rank's normalization: none. Dividing by the section's
 // length (1, 2) or squashing the rank (32) ranked worse on the eval set
 // (recall@1 0.50, 0.19 and 0.62 against 0.61).
 const rankNorm = "0"
 
-// A chunk matches through either configuration (a Spanish question may
-// name an English term) but is ranked in its own language's, which stems
-// it correctly and reads one vector instead of two. The scope filters are
-// constant in each execution, so the planner drops the ones not asked for.
-const lessonChunksSQL = `SELECT 'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash,
-	(CASE WHEN l.language = 'es' THEN ts_rank(c.tsv_es, CASE WHEN l.language = @lang THEN q.res ELSE q.xes END, ` + rankNorm + `) + @cw * coalesce(ts_rank(c.tsv_es, q.ces, ` + rankNorm + `), 0)
-	      ELSE ts_rank(c.tsv_en, CASE WHEN l.language = @lang THEN q.ren ELSE q.xen END, ` + rankNorm + `) + @cw * coalesce(ts_rank(c.tsv_en, q.cen, ` + rankNorm + `), 0) END
-	    + CASE WHEN c.id = @prev THEN CAST(@prevbonus AS float8) ELSE 0 END)
-	    * CASE WHEN l.language = @lang THEN 1 ELSE CAST(@weight AS float8) END AS score
-	FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id,
-	     (SELECT to_tsquery('english', @match) AS en, to_tsquery('spanish', @match) AS es,
-	             to_tsquery('english', @rank) AS ren, to_tsquery('spanish', @rank) AS res,
-	             to_tsquery('english', @rankx) AS xen, to_tsquery('spanish', @rankx) AS xes,
-	             CASE WHEN @ctx <> '' THEN to_tsquery('english', @ctx) END AS cen,
-	             CASE WHEN @ctx <> '' THEN to_tsquery('spanish', @ctx) END AS ces) q
-	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es)
-	  AND (@lesson = '' OR c.lesson_id = @lesson) AND (@module = 0 OR l.module_id = @module)
-	ORDER BY score DESC, c.id LIMIT @limit`
+// The ranked search over chunks c (with their lesson or article l). A
+// chunk matches through either configuration (a Spanish question may name
+// an English term) but is ranked in its own language's, which stems it
+// correctly. Its score is a sum over the query's terms, each of them
+// ts_rank on that term alone (the heading weighs ten times the text,
+// capped at 1: a prefix matching "router", "routing" and "route" in one
+// heading counted thrice) times the term's rarity (idf): ts_rank on the
+// whole query counts "vlan" in a VLAN lesson as much as "native", so the
+// section using the common word most outranked the one the question is
+// about. The question's own terms rank every chunk, its translations
+// (@rankx beyond @rank) only the other language's, the thread's (@ctx)
+// at @cw. The scope filters are constant in each execution, so the
+// planner drops the ones not asked for.
+const rankTermsSQL = `terms AS (SELECT t, w, other, ctx, to_tsquery('english', t) AS en, to_tsquery('spanish', t) AS es FROM (
+		SELECT t, CAST(1 AS float8) AS w, false AS other, false AS ctx FROM unnest(string_to_array(@rank, ' | ')) AS t
+		UNION ALL SELECT t, 1, true, false FROM unnest(string_to_array(@rankx, ' | ')) AS t WHERE t <> ALL (string_to_array(@rank, ' | '))
+		UNION ALL SELECT @ctx, CAST(@cw AS float8), false, true) x WHERE t <> '')`
 
-const helpChunksSQL = `SELECT 'help' AS kind, c.id AS chunk_id, c.article_id AS lesson_id, a.title, c.heading, c.anchor, c.text, c.hash,
-	(CASE WHEN a.language = 'es' THEN ts_rank(c.tsv_es, CASE WHEN a.language = @lang THEN q.res ELSE q.xes END, ` + rankNorm + `) + @cw * coalesce(ts_rank(c.tsv_es, q.ces, ` + rankNorm + `), 0)
-	      ELSE ts_rank(c.tsv_en, CASE WHEN a.language = @lang THEN q.ren ELSE q.xen END, ` + rankNorm + `) + @cw * coalesce(ts_rank(c.tsv_en, q.cen, ` + rankNorm + `), 0) END
-	    + CASE WHEN c.id = @prev THEN CAST(@prevbonus AS float8) ELSE 0 END)
-	    * CASE WHEN a.language = @lang THEN 1 ELSE CAST(@weight AS float8) END AS score
-	FROM help_chunks c JOIN help_articles a ON a.id = c.article_id,
-	     (SELECT to_tsquery('english', @match) AS en, to_tsquery('spanish', @match) AS es,
-	             to_tsquery('english', @rank) AS ren, to_tsquery('spanish', @rank) AS res,
-	             to_tsquery('english', @rankx) AS xen, to_tsquery('spanish', @rankx) AS xes,
-	             CASE WHEN @ctx <> '' THEN to_tsquery('english', @ctx) END AS cen,
-	             CASE WHEN @ctx <> '' THEN to_tsquery('spanish', @ctx) END AS ces) q
-	WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) AND (NOT @only OR a.language = @lang)
+// rankedSQL is the part every search shares once the candidates (cand:
+// id, lang, tsv) and each term's rarity (idf: t, idf) are known.
+func rankedSQL(cols, from, doc string) string {
+	return `hits AS (SELECT cand.id, terms.t, terms.w, least(1, ts_rank(cand.tsv, CASE WHEN cand.lang = 'es' THEN terms.es ELSE terms.en END, ` + rankNorm + `)) AS r
+		FROM cand CROSS JOIN terms WHERE NOT terms.other OR cand.lang <> @lang),
+	scored AS (SELECT hits.id, sum(hits.w * idf.idf * hits.r) AS s FROM hits JOIN idf USING (t) GROUP BY hits.id)
+	SELECT ` + cols + `,
+		(scored.s + CASE WHEN c.id = @prev THEN CAST(@prevbonus AS float8) ELSE 0 END)
+		* CASE WHEN ` + doc + ` = (SELECT ` + doc + ` FROM ` + from + ` WHERE c.id = @prev) THEN 1 + CAST(@prevlift AS float8) ELSE 1 END
+		* CASE WHEN l.language = @lang THEN 1 ELSE CAST(@weight AS float8) END AS score
+	FROM scored JOIN ` + from + ` ON c.id = scored.id
 	ORDER BY score DESC, c.id LIMIT @limit`
+}
+
+// candSQL selects the chunks matching q's tsqueries en and es within
+// filter: the lessonCands best by ts_rank on the whole query (q.fen,
+// q.fes), the rest could not come first; ranking each term of each
+// match costs ten times more.
+func candSQL(from, filter string) string {
+	return `cand AS MATERIALIZED (SELECT c.id, l.language AS lang, CASE WHEN l.language = 'es' THEN c.tsv_es ELSE c.tsv_en END AS tsv
+		FROM ` + from + `, q WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) AND ` + filter + `
+		ORDER BY ts_rank(CASE WHEN l.language = 'es' THEN c.tsv_es ELSE c.tsv_en END, CASE WHEN l.language = 'es' THEN q.fes ELSE q.fen END, ` + rankNorm + `) DESC, c.id
+		LIMIT ` + strconv.Itoa(lessonCands) + `)`
+}
+
+// lessonCands is how many matches of a search are ranked term by term.
+const lessonCands = 200
+
+// lessonPool bounds the lesson sections ranked for a question on the
+// Chat screen. A lesson search reads each term's rarity from lesson_terms
+// (how many sections hold a word, migration 00106): among 10,000 lessons
+// a common word ("switch", "error") matches thousands of sections, and
+// ranking them all took p99 past a second. So the match is narrowed to
+// the question's rarest terms, fewest sections first, while they hold
+// fewer than lessonPool sections (the rarest always, however many): a
+// section sharing only a common word with the question would not rank
+// first anyway. Within one lesson or module every match is ranked.
+const lessonPool = 400
+
+// lessonChunksSQL: df is, for each term, how many sections hold a word
+// it matches (for a prefix, every word it begins), in either language's
+// stemming, whichever is more.
+var lessonChunksSQL = `WITH ` + rankTermsSQL + `,
+	words AS (SELECT t, split_part(t, '''', 2) AS word, t LIKE '%:*' AS prefix FROM (
+		SELECT unnest(string_to_array(@match, ' | ')) AS t UNION SELECT t FROM terms WHERE NOT ctx) x),
+	df AS (SELECT words.t, greatest(1, (SELECT coalesce(max(n), 0) FROM (SELECT sum(v.sections) AS n
+			FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', words.word)), tsvector_to_array(to_tsvector('spanish', words.word)))) AS s
+			JOIN lesson_terms v ON v.lexeme = s OR (words.prefix AND v.lexeme >= s AND v.lexeme < s || chr(1114111))
+			GROUP BY s) y)) AS n FROM words),
+	pool AS (SELECT string_agg(t, ' | ') AS match FROM (
+		SELECT m.t, sum(df.n) OVER (ORDER BY df.n, m.t) - df.n AS before
+		FROM unnest(string_to_array(@match, ' | ')) AS m(t) JOIN df USING (t)) p
+		WHERE before < ` + strconv.Itoa(lessonPool) + ` OR @lesson <> '' OR @module <> 0),
+	q AS (SELECT to_tsquery('english', pool.match) AS en, to_tsquery('spanish', pool.match) AS es,
+		to_tsquery('english', @match) AS fen, to_tsquery('spanish', @match) AS fes FROM pool),
+	` + candSQL(`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, `(@lesson = '' OR c.lesson_id = @lesson) AND (@module = 0 OR l.module_id = @module)`) + `,
+	idf AS (SELECT df.t, ln(1 + (SELECT sections FROM lesson_terms WHERE lexeme = '') / (df.n + 0.5)) AS idf FROM df
+		UNION ALL SELECT t, 1 FROM terms WHERE ctx),
+	` + rankedSQL(`'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash`,
+	`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, `c.lesson_id`)
+
+// helpChunksSQL: help articles are few, so every match is ranked and a
+// term's rarity is counted among the matches.
+var helpChunksSQL = `WITH ` + rankTermsSQL + `,
+	q AS (SELECT to_tsquery('english', @match) AS en, to_tsquery('spanish', @match) AS es,
+		to_tsquery('english', @match) AS fen, to_tsquery('spanish', @match) AS fes),
+	` + candSQL(`help_chunks c JOIN help_articles l ON l.id = c.article_id`, `(NOT @only OR l.language = @lang)`) + `,
+	idf AS (SELECT terms.t, CASE WHEN terms.ctx THEN 1 ELSE ln(1 + (SELECT count(*) FROM cand) / (count(*) + 0.5)) END AS idf
+		FROM terms JOIN cand ON cand.tsv @@ CASE WHEN cand.lang = 'es' THEN terms.es ELSE terms.en END GROUP BY terms.t, terms.ctx),
+	` + rankedSQL(`'help' AS kind, c.id AS chunk_id, c.article_id AS lesson_id, l.title, c.heading, c.anchor, c.text, c.hash`,
+	`help_chunks c JOIN help_articles l ON l.id = c.article_id`, `c.article_id`)
 
 // Chunks finds the lesson and help sections a question draws on.
 type Chunks struct {
@@ -130,7 +192,7 @@ func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
 	query := lessonChunksSQL
 	args := []any{sql.Named("lang", q.Lang), sql.Named("weight", OtherLangWeight), sql.Named("match", q.Match),
 		sql.Named("rank", q.RankBy), sql.Named("rankx", cmp.Or(q.RankOther, q.RankBy)), sql.Named("limit", q.Limit), sql.Named("ctx", q.Context), sql.Named("cw", q.ContextWeight),
-		sql.Named("prev", q.Prev), sql.Named("prevbonus", q.PrevBonus)}
+		sql.Named("prev", q.Prev), sql.Named("prevbonus", q.PrevBonus), sql.Named("prevlift", q.PrevLift)}
 	if q.Help {
 		query = helpChunksSQL
 		args = append(args, sql.Named("only", q.OnlyLang))
@@ -196,6 +258,7 @@ type lessonSearch struct {
 	CW       float64 `json:"cw"`
 	Prev     int64   `json:"prev"`
 	PrevB    float64 `json:"prevbonus"`
+	PrevL    float64 `json:"prevlift"`
 }
 
 // lessonSearchesSQL runs many lesson searches in one statement: each
@@ -203,10 +266,10 @@ type lessonSearch struct {
 // own parameters.
 var lessonSearchesSQL = `SELECT r.i, s.* FROM json_to_recordset(CAST(@searches AS json)) AS r(i int, lang text, match text, rank text, rankx text,
 	lesson text, module bigint, lim int, fallback text, enough int,
-	ctx text, cw float8, prev bigint, prevbonus float8)
+	ctx text, cw float8, prev bigint, prevbonus float8, prevlift float8)
 	CROSS JOIN LATERAL (` + strings.NewReplacer("@lang", "r.lang", "@match", "r.match", "@rankx", "r.rankx", "@rank", "r.rank",
 	"@lesson", "r.lesson", "@module", "r.module", "@limit", "r.lim", "@fallback", "r.fallback", "@enough", "r.enough",
-	"@ctx", "r.ctx", "@cw", "r.cw", "@prevbonus", "r.prevbonus", "@prev", "r.prev").
+	"@ctx", "r.ctx", "@cw", "r.cw", "@prevbonus", "r.prevbonus", "@prevlift", "r.prevlift", "@prev", "r.prev").
 	Replace(withFallback(lessonChunksSQL)) + `) s
 	ORDER BY r.i, s.score DESC, s.chunk_id`
 
@@ -221,7 +284,7 @@ func (s *Chunks) searchMany(db *gorm.DB, qs []ChunkSearch) ([][]Chunk, []error) 
 			distinct[q] = len(ins)
 			ins = append(ins, lessonSearch{I: len(ins), Lang: q.Lang, Match: q.Match, Rank: q.RankBy, RankX: cmp.Or(q.RankOther, q.RankBy), Lesson: q.LessonID,
 				Module: q.ModuleID, Limit: q.Limit, Fallback: cmp.Or(q.Fallback, q.Match), Enough: q.Enough,
-				Ctx: q.Context, CW: q.ContextWeight, Prev: q.Prev, PrevB: q.PrevBonus})
+				Ctx: q.Context, CW: q.ContextWeight, Prev: q.Prev, PrevB: q.PrevBonus, PrevL: q.PrevLift})
 		}
 	}
 	found := make([][]Chunk, len(ins))
@@ -265,11 +328,16 @@ type searchRow struct {
 	Chunk
 }
 
-// unknownTermsSQL returns the tsquery texts of @terms (space-separated)
-// that match no section at all, in either configuration: the question
-// names something the material never mentions.
+// unknownTermsSQL returns the tsquery texts of @terms (space-separated,
+// each one word or several joined by |) none of whose words any lesson
+// section holds (lesson_terms, in either language's stemming; a prefix
+// any word it begins): the question names something the material never
+// mentions. A lookup of a few words, however many lessons there are.
 const unknownTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
-	WHERE NOT EXISTS (SELECT 1 FROM lesson_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))`
+	WHERE NOT EXISTS (SELECT 1 FROM unnest(string_to_array(t, '|')) AS p
+		CROSS JOIN LATERAL unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(p, '''', 2))),
+			tsvector_to_array(to_tsvector('spanish', split_part(p, '''', 2))))) AS s
+		JOIN lesson_terms v ON v.sections > 0 AND (v.lexeme = s OR (p LIKE '%:*' AND v.lexeme >= s AND v.lexeme < s || chr(1114111))))`
 
 const unknownHelpTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
 	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))`

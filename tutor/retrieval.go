@@ -117,7 +117,7 @@ func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq turnQue
 		q.RankBy = q.Context
 	}
 	if kind := map[bool]string{true: "help", false: "lesson"}[q.Help]; tq.prevKind == kind {
-		q.Prev, q.PrevBonus = tq.prev, prevBonus
+		q.Prev, q.PrevBonus, q.PrevLift = tq.prev, prevBonus, prevLift
 	}
 	rows, err := r.chunks.Search(ctx, q)
 	return sources(rows), err

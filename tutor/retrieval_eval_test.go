@@ -97,8 +97,8 @@ func runEval(t testing.TB, f *fixture, set evalSet) []evalResult {
 			}
 			res := scoreTurn(turn, found.Sources)
 			res.lang, res.took = sc.Lang, took
-			if testing.Verbose() && os.Getenv("AULA_EVAL_MISSES") != "" && (res.rank != 1) != res.none {
-				t.Logf("%s/%d %s %q → query %q got %v want %v", d.ID, i+1, turn.Kind, turn.Q, found.Query, keysOf(found.Sources), turn.Want)
+			if testing.Verbose() && os.Getenv("AULA_EVAL_MISSES") != "" && (res.none && res.found > 0 || !res.none && res.rank != 1) {
+				t.Logf("%s/%d %s %q → got %v want %v", d.ID, i+1, turn.Kind, turn.Q, scoredKeys(found.Sources), turn.Want)
 			}
 			out = append(out, res)
 			meta, _ := json.Marshal(Receipt{Citations: citations(found.Sources)})
@@ -122,6 +122,15 @@ func keysOf(src []Source) []string {
 	out := make([]string, len(src))
 	for i, s := range src {
 		out[i] = s.LessonID + "#" + s.Anchor
+	}
+	return out
+}
+
+// scoredKeys are keysOf(src), each with its score: how far a miss was.
+func scoredKeys(src []Source) []string {
+	out := keysOf(src)
+	for i, s := range src {
+		out[i] += fmt.Sprintf("(%.3f)", s.Score)
 	}
 	return out
 }

@@ -15,11 +15,14 @@ const (
 	// follow-up's new topic ("and how do I check it?" after a trunk).
 	// On the eval set 0.1 put the right section first for 0.70 of the
 	// follow-ups, 0.3 for 0.65, 0.6 for 0.61, 0 (none) for 0.63.
-	contextWeight = 0.1
+	contextWeight = 0.6
 	// prevBonus lifts the section the previous answer cited first: a
 	// follow-up naming nothing new ("and why?") is about it. Small: a
 	// larger one (0.05, 0.2) kept follow-ups on the old section.
 	prevBonus = 0.01
+	// prevLift multiplies the score of the sections of the lesson the
+	// previous answer cited first by 1 + prevLift.
+	prevLift = 0.5
 	// minPrefixRunes is the shortest word matched as a prefix of the
 	// text's words ("enum" finds "enumerations", "config" "configuring"):
 	// shorter ones would match too much.

@@ -1,0 +1,59 @@
+package models_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"aula/internal/pgtest"
+	"aula/models"
+)
+
+// lesson_terms follows the sections whatever writes them: a word counts
+// the sections holding it while they exist (an insert, an edit, a lesson
+// deleted with its sections), and the not-covered check reads it, so a
+// word only a deleted lesson used is unknown again.
+func TestLessonTermsFollowTheSections(t *testing.T) {
+	db := pgtest.New(t)
+	seedChunks(t, db)
+	ctx := context.Background()
+	sections := func(lexeme string) int {
+		t.Helper()
+		var n int
+		db.Raw(`SELECT coalesce((SELECT sections FROM lesson_terms WHERE lexeme = ?), 0)`, lexeme).Scan(&n)
+		return n
+	}
+	s := models.NewChunks(db.DB)
+	unknown := func(terms ...string) []string {
+		t.Helper()
+		out, err := s.Unknown(ctx, false, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	// "switch" is in three English sections and two Spanish ones; "troncal"
+	// in one Spanish section; the empty lexeme counts the 8 sections.
+	if got := []int{sections("switch"), sections("troncal"), sections("")}; !slices.Equal(got, []int{5, 1, 8}) {
+		t.Fatalf("switch, troncal, sections = %v, want [5 1 8]", got)
+	}
+	if got := unknown("'troncal'", "'zebra'", "'rout':*", "'zebra'|'vlan'"); !slices.Equal(got, []string{"'zebra'"}) {
+		t.Errorf("unknown = %v, want only zebra (a prefix and a translation count)", got)
+	}
+
+	if err := db.Exec(`UPDATE lesson_chunks SET text = 'A zebra crossing.' WHERE lesson_id = 'vlans-es' AND position = 1`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if got := []int{sections("troncal"), sections("zebra"), sections("")}; !slices.Equal(got, []int{0, 1, 8}) {
+		t.Errorf("after the edit troncal, zebra, sections = %v, want [0 1 8]", got)
+	}
+	if err := db.Exec(`DELETE FROM lessons WHERE id = 'vlans-es'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if got := []int{sections("zebra"), sections("switch"), sections("")}; !slices.Equal(got, []int{0, 3, 6}) {
+		t.Errorf("after the lesson went zebra, switch, sections = %v, want [0 3 6]", got)
+	}
+	if got := unknown("'zebra'", "'troncal'"); !slices.Equal(got, []string{"'zebra'", "'troncal'"}) {
+		t.Errorf("unknown = %v, want both: no section holds them any more", got)
+	}
+}
