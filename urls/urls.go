@@ -90,6 +90,16 @@ func MessageStream(mid string, offset int) string {
 // MessageRate is where an answer's rating is posted.
 func MessageRate(mid string) string { return message(mid) + "/rate" }
 
+// NextAnswerStream is the stream a page opens for its next answer, under
+// ticket, before the question is asked (the bubble's Markdown rendered).
+func NextAnswerStream(ticket string, inPanel bool) string {
+	u := "/answers/next/" + url.PathEscape(ticket) + "/stream?render=1"
+	if inPanel {
+		u += "&panel=1"
+	}
+	return u
+}
+
 // MessageCancel stops an answer being written.
 func MessageCancel(mid string) string { return message(mid) + "/cancel" }
 

@@ -91,6 +91,10 @@ type AskForm struct {
 	// Passage is the one quoted (kept after an error).
 	Passages bool
 	Passage  string
+	// Next is the ticket of the stream the page opens for its next
+	// answer before the question is asked ("" none): see NextAnswer.
+	Next    string
+	InPanel bool // the form is the lesson panel's
 }
 
 // ChatView is the assistant screen.
@@ -128,4 +132,11 @@ type PanelView struct {
 	Badge        string
 	Form         AskForm
 	Check        *CheckView // the check the panel runs, instead of the thread
+}
+
+// AskNext is the next answer's bubble an ask's answer brings (Ticket ""
+// none: the page's stream did not take this answer).
+type AskNext struct {
+	Ticket  string
+	InPanel bool
 }

@@ -196,7 +196,7 @@ func followGrading(ctx context.Context, w *echo.Response, sub *stream.Subscripti
 		case err != nil || final != nil:
 			return true
 		case ok:
-			offset = writeChunk(w, text, at, offset)
+			offset = writeChunk(w, "", text, at, offset)
 			continue
 		}
 		select {

@@ -105,6 +105,7 @@ func (a *App) renderChat(c echo.Context, conv *models.Conversation, form views.A
 		v.Title = conv.Title
 		v.Badge = a.badge(c)
 		form.Action, form.Target, form.Swap, form.Hidden = urls.ThreadMessages(conv.ID), "#messages", "beforeend", nil
+		form.Next = newTicket()
 	}
 	v.Form = form
 	return a.render(c, status, views.ChatPage(v), nil)

@@ -89,16 +89,22 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 		// is drawn again around it, its forms now posting to the session.
 		return a.renderPanelFragment(c, pathSlug, &res.Conversation, res.AssistantMessage.ID)
 	}
-	bubbles := []views.MessageView{
-		a.questionView(ctx, u.ID, res.UserMessage, file != nil, inPanel),
-		{ID: res.AssistantMessage.ID, Role: models.RoleAssistant, Status: models.StatusStreaming, InPanel: inPanel},
+	bubbles := []views.MessageView{a.questionView(ctx, u.ID, res.UserMessage, file != nil, inPanel)}
+	next := views.AskNext{InPanel: inPanel}
+	if a.handNext(c, u.ID, res.AssistantMessage.ID) {
+		// The page's open stream carries the answer: its bubble moves
+		// under the question, and the form gets a ticket for the next one.
+		next.Ticket = newTicket()
+	} else {
+		bubbles = append(bubbles, views.MessageView{ID: res.AssistantMessage.ID, Role: models.RoleAssistant,
+			Status: models.StatusStreaming, InPanel: inPanel})
 	}
 	var first *views.ThreadView
 	if res.UserMessage.Seq == 0 && !inPanel {
 		th := threadView(res.Conversation, &res.Conversation)
 		first = &th
 	}
-	return a.fragment(c, http.StatusOK, views.AskResponse(bubbles, res.Usage, first))
+	return a.fragment(c, http.StatusOK, views.AskResponse(bubbles, res.Usage, first, next))
 }
 
 // questionView is the bubble of a question just asked, with its file and

@@ -86,6 +86,7 @@ func (a *App) panelThread(ctx context.Context, userID string, page *models.Lesso
 		}
 		form.Action, form.Target, form.Swap = urls.ThreadMessages(conv.ID), "#messages", "beforeend"
 		form.Hidden = map[string]string{panelPathField: page.Path.Slug}
+		form.Next, form.InPanel = newTicket(), true
 	default:
 		form.Action, form.Target, form.Swap = urls.Chat(), "#tutor", "outerHTML"
 		form.Hidden = map[string]string{"mode": models.ModeLesson, "lesson_id": page.Lesson.ID, panelPathField: page.Path.Slug}

@@ -27,28 +27,55 @@ import (
 // With ?render=1 (the site's bubble) `md` events carry the text so far
 // rendered (see draft).
 func (a *App) stream(c echo.Context) error {
-	ctx := c.Request().Context()
 	u := handlers.UserFrom(c)
 	offset, err := streamOffset(c)
 	if err != nil {
 		return err
 	}
-	d := newDraft(c.QueryParam("render") == "1", a.RenderEvery)
-	defer d.timer.Stop()
-	sub, err := a.Streams.Subscribe(ctx, u.ID, c.Param("mid"), d.from(offset))
+	r := a.newReader(c, c.Param("mid"), offset)
+	sub, err := a.Streams.Subscribe(c.Request().Context(), u.ID, r.mid, r.draft.from(offset))
 	if err != nil {
 		return err
 	}
-	defer sub.Close()
-	a.Metrics.StreamOpened()
-	defer a.Metrics.StreamClosed()
-	inPanel := c.QueryParam("panel") == "1"
+	startStream(c)
+	return a.relay(c, r, sub)
+}
 
+// reader is one reader of an answer's stream: the answer, the bubble its
+// events are drawn into, and the draft of its Markdown.
+type reader struct {
+	mid, bubble string
+	// idPrefix goes before each chunk's offset in its event id: the
+	// stream of a page's next answer names the answer there, so a
+	// reconnect resumes it (stream_next.go).
+	idPrefix string
+	offset   int
+	inPanel  bool
+	draft    *draft
+}
+
+func (a *App) newReader(c echo.Context, mid string, offset int) *reader {
+	return &reader{mid: mid, bubble: mid, offset: offset, inPanel: c.QueryParam("panel") == "1",
+		draft: newDraft(c.QueryParam("render") == "1", a.RenderEvery)}
+}
+
+// startStream answers with an event stream whose reconnects come a second apart.
+func startStream(c echo.Context) {
 	w := c.Response()
 	handlers.StartEventStream(w)
 	fmt.Fprint(w, "retry: 1000\n\n")
 	w.Flush()
+}
 
+// relay writes sub to the reader until the answer's end or the reader's.
+func (a *App) relay(c echo.Context, r *reader, sub *stream.Subscription) error {
+	ctx := c.Request().Context()
+	d := r.draft
+	defer d.timer.Stop()
+	defer sub.Close()
+	a.Metrics.StreamOpened()
+	defer a.Metrics.StreamClosed()
+	w := c.Response()
 	// One loop reads the subscription and the timers: Ready wakes it
 	// when there is text or an end, so no goroutine runs per connection.
 	slow := time.NewTimer(a.SlowAfter)
@@ -60,10 +87,10 @@ func (a *App) stream(c echo.Context) error {
 		case err != nil:
 			return nil
 		case final != nil:
-			return a.writeFinal(c, w, final, inPanel)
+			return a.writeFinal(c, w, final, r.inPanel)
 		case ok:
 			d.add(text)
-			offset = writeChunk(w, text, at, offset)
+			r.offset = writeChunk(w, r.idPrefix, text, at, r.offset)
 			if slowShown {
 				writeEvent(w, "slow", "", "")
 				slowShown = false
@@ -73,7 +100,7 @@ func (a *App) stream(c echo.Context) error {
 		}
 		// All text read: render it now if the last render is old enough.
 		if now := time.Now(); d.due(now, a.Metrics.OpenStreams()) {
-			a.writeDraft(c, w, d, now, inPanel)
+			a.writeDraft(c, w, r, now)
 		}
 		select {
 		case <-ctx.Done():
@@ -89,21 +116,21 @@ func (a *App) stream(c echo.Context) error {
 
 // writeChunk sends the part of text (read at byte at) after offset, the
 // reader's end, and returns the new end.
-func writeChunk(w *echo.Response, text string, at, offset int) int {
+func writeChunk(w *echo.Response, idPrefix, text string, at, offset int) int {
 	end := at + len(text)
 	if end <= offset {
 		return offset
 	}
-	writeEvent(w, "chunk", strconv.Itoa(end), html.EscapeString(text[max(offset-at, 0):]))
+	writeEvent(w, "chunk", idPrefix+strconv.Itoa(end), html.EscapeString(text[max(offset-at, 0):]))
 	return end
 }
 
 // writeDraft sends the text so far rendered as `md`, the bubble's new body.
-func (a *App) writeDraft(c echo.Context, w *echo.Response, d *draft, now time.Time, inPanel bool) {
-	mid := c.Param("mid")
-	body, tail := d.render(now, a.linksFor(c.Request().Context(), d, handlers.UserFrom(c).ID, mid, inPanel))
+func (a *App) writeDraft(c echo.Context, w *echo.Response, r *reader, now time.Time) {
+	d := r.draft
+	body, tail := d.render(now, a.linksFor(c.Request().Context(), d, handlers.UserFrom(c).ID, r.mid, r.inPanel))
 	var buf bytes.Buffer
-	_ = views.Draft(mid, body, tail).Render(c.Request().Context(), &buf)
+	_ = views.Draft(r.bubble, body, tail).Render(c.Request().Context(), &buf)
 	writeEvent(w, "md", "", buf.String())
 }
 

@@ -166,6 +166,7 @@ func (a *App) Routes(e *echo.Echo) {
 	auth.POST("/chat/:cid/style", a.setStyle)
 	auth.POST("/chat/:cid/messages", a.ask)
 	auth.GET("/messages/:mid/stream", a.stream, handlers.LimitStreams(a.Streams))
+	auth.GET("/answers/next/:ticket/stream", a.streamNext, handlers.LimitStreams(a.Streams))
 	auth.POST("/messages/:mid/rate", a.rate)
 	auth.POST("/messages/:mid/cancel", a.cancel)
 	auth.POST("/messages/:mid/retry", a.retry)

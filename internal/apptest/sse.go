@@ -27,9 +27,15 @@ type SSEConn struct {
 // OpenSSE opens GET /messages/{mid}/stream as c, with a Last-Event-ID when lastID is set.
 func OpenSSE(t testing.TB, c *webtest.Client, mid, lastID, query string) *SSEConn {
 	t.Helper()
+	return OpenSSEAt(t, c, "/messages/"+mid+"/stream"+query, lastID)
+}
+
+// OpenSSEAt opens the event stream at path as c, with a Last-Event-ID when lastID is set.
+func OpenSSEAt(t testing.TB, c *webtest.Client, path, lastID string) *SSEConn {
+	t.Helper()
 	// The bound only keeps a broken test from hanging; nothing is timed.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Base+"/messages/"+mid+"/stream"+query, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.Base+path, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)

@@ -1,6 +1,7 @@
 package multitest
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"html"
@@ -14,10 +15,12 @@ import (
 )
 
 // The class benchmark's browser path: each student is signed in through
-// the site (not measured), has a thread open, and at the same moment
-// posts the ask form as HTMX does (session cookie + CSRF token), then
-// opens the answer's event stream as the SSE extension does. First token
-// is the time from the POST to the first chunk event.
+// the site (not measured), has a thread open, and has begun typing, so
+// the page holds its next answer's event stream open (ask.js opens it on
+// the first keystroke; views/nextanswer.templ). At the same moment every
+// student posts the ask form as HTMX does (session cookie + CSRF token,
+// the ticket of that stream); the answer comes on the open stream. First
+// token is the time from the POST to the first chunk event.
 
 // classPassword is every class student's password (one hash for all).
 const classPassword = "class-password-4417"
@@ -54,6 +57,11 @@ func classBrowsers(base string, emails []string) ([]*classBrowser, error) {
 type classBrowser struct {
 	br  *browser
 	cid string
+	// ticket and next are the page's next answer: its ticket and stream,
+	// and events, that stream once open.
+	ticket, next string
+	events       *bufio.Scanner
+	res          *http.Response
 }
 
 // signIn signs a student in, reads the CSRF token and opens a thread.
@@ -84,7 +92,43 @@ func signIn(base, email string, i int) (*classBrowser, error) {
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/chat/") {
 		return nil, fmt.Errorf("new thread: status %d, location %q", res.StatusCode, loc)
 	}
-	return &classBrowser{br: br, cid: strings.TrimPrefix(loc, "/chat/")}, nil
+	cb := &classBrowser{br: br, cid: strings.TrimPrefix(loc, "/chat/")}
+	return cb, cb.readThread(ctx, base)
+}
+
+// nextStream finds the page's next answer: its ticket and its stream.
+var nextStream = regexp.MustCompile(`data-ticket="([0-9a-f]{32})" data-stream="(/answers/next/[^"]+)"`)
+
+// readThread reads the thread's page: its CSRF token and next answer.
+func (cb *classBrowser) readThread(ctx context.Context, base string) error {
+	res, err := cb.br.do(ctx, http.MethodGet, base+"/chat/"+cb.cid, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	m := nextStream.FindSubmatch(body)
+	if !cb.br.keepCSRF(body) || m == nil {
+		return fmt.Errorf("thread page: status %d, no CSRF token or next answer", res.StatusCode)
+	}
+	cb.ticket, cb.next = string(m[1]), html.UnescapeString(string(m[2]))
+	return nil
+}
+
+// openNext opens the next answer's stream as the page does when its
+// student starts typing, and reads its first line: the server has
+// registered it by then.
+func (cb *classBrowser) openNext(base string) error {
+	res, err := cb.br.openStream(context.Background(), base+cb.next, "")
+	if err != nil {
+		return err
+	}
+	cb.res, cb.events = res, newEventScanner(res)
+	if !cb.events.Scan() || !strings.HasPrefix(cb.events.Text(), "retry:") {
+		res.Body.Close()
+		return fmt.Errorf("next answer's stream: no retry line (%v)", cb.events.Err())
+	}
+	return nil
 }
 
 // fetchCSRF GETs a page and keeps its CSRF token.
@@ -101,34 +145,29 @@ func (b *browser) fetchCSRF(ctx context.Context, u string) error {
 	return nil
 }
 
-// sseConnect finds the answer's event stream in the ask's fragment: the
-// URL the page's SSE extension opens (the bubble asks for its Markdown
-// rendered as it grows).
-var sseConnect = regexp.MustCompile(`sse-connect="(/messages/[0-9a-f-]{36}/stream[^"]*)"`)
-
-// browserAsk posts the ask form as HTMX does and reads the answer's
-// event stream, opened as the page opens it, to its end; it returns the
-// first-chunk and total times.
+// browserAsk posts the ask form as HTMX does, with the ticket of the
+// next answer's stream the page holds open, and reads the answer there
+// to its end; it returns the first-chunk and total times.
 func (cb *classBrowser) browserAsk(base string, i int) (first, total time.Duration, err error) {
+	defer cb.res.Body.Close()
 	ctx := context.Background()
 	t0 := time.Now()
 	cb.br.mu.Lock()
 	tok := cb.br.csrf
 	cb.br.mu.Unlock()
 	res, err := cb.br.do(ctx, http.MethodPost, base+"/chat/"+cb.cid+"/messages",
-		url.Values{"content": {classQuestion(i)}},
+		url.Values{"content": {classQuestion(i)}, "next": {cb.ticket}},
 		map[string]string{"HX-Request": "true", "X-CSRF-Token": tok})
 	if err != nil {
 		return 0, 0, err
 	}
-	body, _ := io.ReadAll(res.Body)
+	_, _ = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	m := sseConnect.FindSubmatch(body)
-	if res.StatusCode != http.StatusOK || m == nil {
-		return 0, 0, fmt.Errorf("ask: status %d", res.StatusCode)
+	if res.StatusCode != http.StatusOK || res.Header.Get("Aula-Next-Answer") != cb.ticket {
+		return 0, 0, fmt.Errorf("ask: status %d, the next answer's stream not handed the answer", res.StatusCode)
 	}
 	done := false
-	err = cb.br.streamAt(ctx, base+html.UnescapeString(string(m[1])), "", func(ev sseEvent) bool {
+	err = readEvents(cb.events, func(ev sseEvent) bool {
 		if ev.name == "chunk" && first == 0 {
 			first = time.Since(t0)
 		}
@@ -144,7 +183,32 @@ func (cb *classBrowser) browserAsk(base string, i int) (first, total time.Durati
 	return first, time.Since(t0), err
 }
 
-// browsersAtOnce has every student ask at the same moment.
+// browsersAtOnce has every student start typing (their pages open the
+// next answer's stream, a few at a time, not timed), then ask at the
+// same moment.
 func browsersAtOnce(base string, class []*classBrowser) (firsts, totals []time.Duration, errs int) {
+	work := make(chan *classBrowser)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed []*classBrowser
+	for range 16 {
+		wg.Go(func() {
+			for cb := range work {
+				if err := cb.openNext(base); err != nil {
+					mu.Lock()
+					failed = append(failed, cb)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, cb := range class {
+		work <- cb
+	}
+	close(work)
+	wg.Wait()
+	if len(failed) > 0 {
+		return nil, nil, len(class)
+	}
 	return atOnce(len(class), func(i int) (time.Duration, time.Duration, error) { return class[i].browserAsk(base, i) })
 }

@@ -403,20 +403,40 @@ func (b *browser) stream(ctx context.Context, base, mid, lastID string, on func(
 
 // streamAt is stream, reading the event stream at u.
 func (b *browser) streamAt(ctx context.Context, u, lastID string, on func(sseEvent) bool) error {
+	res, err := b.openStream(ctx, u, lastID)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	return readEvents(newEventScanner(res), on)
+}
+
+// openStream opens the event stream at u (from lastID when set).
+func (b *browser) openStream(ctx context.Context, u, lastID string) (*http.Response, error) {
 	hdr := map[string]string{"Accept": "text/event-stream"}
 	if lastID != "" {
 		hdr["Last-Event-ID"] = lastID
 	}
 	res, err := b.do(ctx, "GET", u, nil, hdr)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("stream: status %d", res.StatusCode)
+		res.Body.Close()
+		return nil, fmt.Errorf("stream: status %d", res.StatusCode)
 	}
+	return res, nil
+}
+
+// newEventScanner reads a stream's lines.
+func newEventScanner(res *http.Response) *bufio.Scanner {
 	sc := bufio.NewScanner(res.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return sc
+}
+
+// readEvents hands each event to on until it returns false or the stream ends.
+func readEvents(sc *bufio.Scanner, on func(sseEvent) bool) error {
 	var ev sseEvent
 	var data []string
 	for sc.Scan() {

@@ -194,6 +194,71 @@
     if (f) showAskError(f.dataset.queued);
   });
 
+  // The next answer's stream (views/nextanswer.templ): opened as the
+  // student starts writing a question, so the answer's first words come on it
+  // without a second request. The ask sends its ticket; when the answer
+  // says it handed the answer to that stream, the bubble moves under the
+  // question and shows. Otherwise the answer's own bubble comes as before.
+  function openNext() {
+    var box = document.getElementById("next-answer");
+    var tpl = box && box.querySelector("template");
+    if (!tpl || !window.htmx || box.querySelector("article")) return;
+    var bubble = tpl.content.firstElementChild.cloneNode(true);
+    box.appendChild(bubble);
+    bubble.setAttribute("sse-connect", tpl.dataset.stream);
+    htmx.process(bubble);
+    box.querySelector('input[name="next"]').value = tpl.dataset.ticket;
+  }
+  // On the first keystroke, not on focus: a page open in a tab holds no
+  // connection until its student writes (a browser gives a site only six).
+  document.addEventListener("input", function (e) { if (e.target && e.target.id === "q") openNext(); });
+  // adopt names a next answer's bubble after its answer (its element ids
+  // and the targets of its swaps), as the answer's own bubble is named:
+  // when its stream says which answer it carries, or when the ask does.
+  function adopt(bubble, mid) {
+    if (!bubble || bubble.dataset.adopted) return;
+    bubble.dataset.adopted = mid;
+    var old = bubble.id; // "next-<ticket>", its parts "body-next-<ticket>"…
+    bubble.querySelectorAll("[id]").forEach(function (el) { el.id = el.id.replace(old, mid); });
+    bubble.querySelectorAll("[hx-target]").forEach(function (el) {
+      var t = el.getAttribute("hx-target");
+      el.setAttribute("hx-target", t === "#" + old ? "#m-" + mid : t.replace(old, mid));
+    });
+    bubble.id = "m-" + mid;
+  }
+  document.addEventListener("htmx:sseBeforeMessage", function (e) {
+    var elt = e.target;
+    if (elt && elt.hasAttribute && elt.hasAttribute("data-next-answer")) adopt(elt.closest("article"), e.detail.data);
+  });
+  var handed = null;
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var xhr = e.detail.xhr;
+    var ticket = xhr && xhr.status < 300 && xhr.getResponseHeader("Aula-Next-Answer");
+    var bubble = ticket && document.querySelector('#next-answer article[data-ticket="' + ticket + '"]');
+    var list = document.getElementById("messages");
+    if (!bubble || !list) return;
+    // Out of the form before the new ticket's box replaces it (never out
+    // of the page: the stream closes when its bubble leaves).
+    list.appendChild(bubble);
+    handed = { bubble: bubble, id: xhr.getResponseHeader("Aula-Next-Id"), stop: xhr.getResponseHeader("Aula-Next-Stop") };
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (!handed) return;
+    var h = handed;
+    handed = null;
+    adopt(h.bubble, h.id);
+    document.getElementById("messages").appendChild(h.bubble); // under the question now in
+    var stop = h.bubble.querySelector("form.stop-form");
+    stop.setAttribute("action", h.stop);
+    stop.setAttribute("hx-post", h.stop);
+    htmx.process(stop);
+    h.bubble.className = "msg assistant streaming";
+    h.bubble.dataset.status = "streaming";
+    h.bubble.setAttribute("aria-busy", "true");
+    h.bubble.hidden = false;
+    sync();
+  });
+
   // With JavaScript the placeholder can promise what Enter does.
   function placeholder() {
     var q = document.getElementById("q");

@@ -110,6 +110,7 @@ type Broker struct {
 
 	writer writer
 	open   openStreams
+	awaits awaits
 
 	flushes atomic.Int64
 	remotes atomic.Int64
