@@ -182,3 +182,50 @@ func restOf(t *testing.T, sse *apptest.SSEConn) (string, apptest.SSEEvent) {
 		}
 	}
 }
+
+// In a crowd of open streams the tokens after the first share writes
+// (coalesce): the text, its byte offsets and the end arrive all the same.
+func TestStreamInACrowdLosesNothing(t *testing.T) {
+	st := &stepper{tokens: []string{"One", " two", " three", " four", " five."}, step: make(chan struct{}, 5)}
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
+	for range 150 { // as many streams open as a class holds
+		s.App.Metrics.StreamOpened()
+	}
+	t.Cleanup(func() {
+		for range 150 {
+			s.App.Metrics.StreamClosed()
+		}
+	})
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	c := s.SignIn(t, "ana@example.com", "a-long-password-1")
+	cid := apptest.NewThread(t, c)
+	status, body, err := htmxAsk(c, c.Get("/chat/"+cid).CSRF(), cid, "Count to five")
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("ask: %d %v", status, err)
+	}
+	mid := streamURL.FindStringSubmatch(body)[1]
+	live := apptest.OpenSSE(t, c, mid, "", "")
+	for range 5 {
+		st.step <- struct{}{}
+	}
+	var text strings.Builder
+	last := ""
+	for {
+		ev, err := live.Next()
+		if err != nil {
+			t.Fatalf("stream: %v after %q", err, text.String())
+		}
+		if ev.Name == "chunk" {
+			text.WriteString(ev.Data)
+			last = ev.ID
+			continue
+		}
+		if ev.Name != "done" {
+			continue
+		}
+		break
+	}
+	if text.String() != "One two three four five." || last != "24" {
+		t.Errorf("the crowd's stream carried %q ending at byte %s, want the whole answer ending at 24", text.String(), last)
+	}
+}

@@ -104,6 +104,7 @@ func BenchmarkClass(b *testing.B) {
 			ms(r.Total50), ms(r.Total99),
 			r.AulaCPU.Seconds(), r.PGCPU.Seconds(), float64(r.PGCPU.Microseconds())/1000/float64(r.N), r.PeakRSS/1024, stored)
 	}
+	out.WriteString(verdicts(rows))
 	fmt.Print(out.String())
 }
 
