@@ -15,7 +15,7 @@ func TestReceiptMarksCitedSections(t *testing.T) {
 	c := f.conv(u, models.ModeTutor, "", "")
 	f.prov.set(emit("A VLAN splits a switch [§ What is a VLAN](#what-is-a-vlan). As the lesson says, " +
 		"\"a trunk port carries the traffic of many VLANs between switches\"."))
-	r := ParseReceipt(f.ask(u, c, "What is a VLAN and a trunk port on a Cisco switch?").Metadata)
+	r := ParseReceipt(f.ask(u, c, "What is a VLAN and what is a trunk port?").Metadata)
 	cited := map[string]bool{}
 	for _, cit := range r.Citations {
 		cited[cit.Heading] = cit.Cited

@@ -41,7 +41,7 @@ func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Me
 		if err != nil {
 			return Found{}, err
 		}
-		if weak {
+		if weak || len(tq.context) == 0 && hits[0].Cover < minCover {
 			hits = nil
 		}
 	}
