@@ -19,13 +19,16 @@ const (
 	UseTitle     = "title"
 	UseCondense  = "condense"
 	UseQuiz      = "quiz"
+	// UseEmbeddings embeds the sections and the questions for retrieval's
+	// vector ranking; it is off (no row, or offline) until an admin sets it.
+	UseEmbeddings = "embeddings"
 )
 
 // UseCases lists every use case in the order the admin page shows them.
-var UseCases = []string{UseTutorChat, UseTitle, UseCondense, UseQuiz}
+var UseCases = []string{UseTutorChat, UseTitle, UseCondense, UseQuiz, UseEmbeddings}
 
 // ErrUnknownUseCase means a use case aula does not have.
-var ErrUnknownUseCase = errors.New("unknown use case (tutor_chat, title, condense or quiz)")
+var ErrUnknownUseCase = errors.New("unknown use case (tutor_chat, title, condense, quiz or embeddings)")
 
 // AIRoute is which provider and model serve one use case.
 type AIRoute struct {
@@ -149,6 +152,9 @@ func (s *AIRoutes) Save(ctx context.Context, r AIRoute) error {
 // and model; routes an admin chose are left alone.
 func (s *AIRoutes) SeedMissing(ctx context.Context, provider, model string) error {
 	for _, uc := range UseCases {
+		if uc == UseEmbeddings {
+			continue // off until an admin chooses: embedding every section costs calls
+		}
 		err := conn(ctx, s.db).Exec(`INSERT INTO ai_routes (use_case, provider, model) VALUES (?, ?, ?)
 			ON CONFLICT (use_case) DO NOTHING`, uc, provider, model).Error
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tmc/langchaingo/embeddings"
 	"gorm.io/gorm"
 
 	"aula/models"
@@ -85,6 +86,14 @@ type Config struct {
 	NewProvider func(ctx context.Context, name, model string, creds Credentials) (Provider, error)
 	// CheckCredentials says whether a provider can be used; default CheckCredentials.
 	CheckCredentials func(name string, creds Credentials) error
+	// NewEmbedder builds the embeddings route's embedder; default NewEmbedder.
+	NewEmbedder func(name, model string, creds Credentials) (embeddings.Embedder, error)
+	// QueryEmbedTimeout bounds the one embeddings call on a question's
+	// path (default 300ms): past it the turn ranks by words alone.
+	QueryEmbedTimeout time.Duration
+	// EmbedInterval is how often Start's loop embeds changed sections
+	// (default 1m); a negative interval runs no loop (tests embed by hand).
+	EmbedInterval time.Duration
 
 	// Stream tunes the answers in flight: leases, batching, the LISTEN
 	// connection (its DatabaseURL) and polling; its clock defaults to Now.
@@ -114,6 +123,13 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CheckCredentials == nil {
 		c.CheckCredentials = CheckCredentials
+	}
+	if c.NewEmbedder == nil {
+		c.NewEmbedder = NewEmbedder
+	}
+	positive(&c.QueryEmbedTimeout, DefaultQueryEmbedTimeout)
+	if c.EmbedInterval == 0 {
+		c.EmbedInterval = DefaultEmbedInterval
 	}
 	if c.Stream.Now == nil {
 		c.Stream.Now = c.Now

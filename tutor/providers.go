@@ -124,10 +124,10 @@ func NewProvider(ctx context.Context, name, model string, creds Credentials) (Pr
 	case ProviderOpenAI:
 		// The client refuses an empty token; servers that need none ignore it.
 		p.llm, err = openAICompatible(name, creds.OpenAIBaseURL, defaultOpenAIBaseURL, "/v1",
-			cmp.Or(creds.OpenAIKey, "no-key"), model)
+			cmp.Or(creds.OpenAIKey, "no-key"), openai.WithModel(model))
 	case ProviderGoogleAI:
 		p.llm, err = openAICompatible(name, creds.GoogleEndpoint, defaultGoogleAIBaseURL, "/v1beta/openai",
-			creds.GoogleKey, model)
+			creds.GoogleKey, openai.WithModel(model))
 	case ProviderAnthropic:
 		base, err := apiBaseURL(creds.AnthropicBaseURL, defaultAnthropicBaseURL, "/v1")
 		if err != nil {
@@ -139,18 +139,7 @@ func NewProvider(ctx context.Context, name, model string, creds Credentials) (Pr
 			return nil, fmt.Errorf("anthropic: %w", err)
 		}
 	case ProviderOllama:
-		host := creds.OllamaHost
-		if !strings.Contains(host, "://") {
-			host = "http://" + host // OLLAMA_HOST is commonly host:port
-		}
-		if _, err := url.Parse(host); err != nil {
-			return nil, fmt.Errorf("ollama: OLLAMA_HOST: %w", err)
-		}
-		p.llm, err = ollama.New(ollama.WithServerURL(host), ollama.WithModel(model),
-			ollama.WithHTTPClient(upstreamClient))
-		if err != nil {
-			return nil, fmt.Errorf("ollama: %w", err)
-		}
+		p.llm, err = ollamaClient(creds.OllamaHost, model)
 	}
 	if err != nil {
 		return nil, err
@@ -158,15 +147,31 @@ func NewProvider(ctx context.Context, name, model string, creds Credentials) (Pr
 	return p, nil
 }
 
+// ollamaClient builds langchaingo's Ollama client for OLLAMA_HOST.
+func ollamaClient(host, model string) (*ollama.LLM, error) {
+	if !strings.Contains(host, "://") {
+		host = "http://" + host // OLLAMA_HOST is commonly host:port
+	}
+	if _, err := url.Parse(host); err != nil {
+		return nil, fmt.Errorf("ollama: OLLAMA_HOST: %w", err)
+	}
+	llm, err := ollama.New(ollama.WithServerURL(host), ollama.WithModel(model), ollama.WithHTTPClient(upstreamClient))
+	if err != nil {
+		return nil, fmt.Errorf("ollama: %w", err)
+	}
+	return llm, nil
+}
+
 // openAICompatible builds langchaingo's OpenAI client for a server speaking
-// OpenAI's chat completions: OpenAI itself, or Gemini's compatible endpoint.
-func openAICompatible(name, rawBase, defBase, versionPath, token, model string) (llms.Model, error) {
+// OpenAI's API: OpenAI itself, or Gemini's compatible endpoint; opts name
+// the model (chat) or the embedding model.
+func openAICompatible(name, rawBase, defBase, versionPath, token string, opts ...openai.Option) (*openai.LLM, error) {
 	base, err := apiBaseURL(rawBase, defBase, versionPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: base URL: %w", name, err)
 	}
-	llm, err := openai.New(openai.WithToken(token), openai.WithBaseURL(base),
-		openai.WithModel(model), openai.WithHTTPClient(upstreamClient))
+	llm, err := openai.New(append([]openai.Option{openai.WithToken(token), openai.WithBaseURL(base),
+		openai.WithHTTPClient(upstreamClient)}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -24,6 +24,7 @@ type Retriever struct {
 	chunks    *models.Chunks
 	content   *models.Content
 	materials *models.LessonMaterials
+	vectors   *vectors // the vector side, nil without (retrieval_vector.go)
 }
 
 // NewRetriever returns a retriever over db.
@@ -120,7 +121,7 @@ func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq turnQue
 		q.Prev, q.PrevBonus, q.PrevLift = tq.prev, prevBonus, prevLift
 	}
 	rows, err := r.chunks.Search(ctx, q)
-	return sources(rows), err
+	return r.withVectors(ctx, q, tq, sources(rows), err)
 }
 
 func sources(rows []models.Chunk) []Source {

@@ -159,6 +159,7 @@ func TestRetrievalEval(t *testing.T) {
 	demo := summarize(runEval(t, f, set))
 	printTable(t, demo.table("demo content"))
 	checkFloor(t, demo)
+	evalFused(t, f, set, "demo content")
 	if n, _ := strconv.Atoi(os.Getenv("AULA_EVAL_SCALE")); n > 0 {
 		start := time.Now()
 		if err := models.NewScaleData(f.db.DB).InsertLessons(context.Background(), n); err != nil {

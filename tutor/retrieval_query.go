@@ -56,6 +56,9 @@ type turnQuery struct {
 	context  []string // the thread's terms the question may lean on
 	prev     int64    // the chunk the previous answer cited first
 	prevKind string   // its kind, lesson or help
+
+	// vec is the question's embedding, nil without (retrieval_vector.go).
+	vec *queryVector
 }
 
 // compound finds the question's code identifiers, addresses and prefixes

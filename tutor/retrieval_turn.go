@@ -21,7 +21,7 @@ type Found struct {
 // may stand between a question and its first token.
 func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Message, sc Scope, k int) (Found, error) {
 	query, method := condense(text, recent)
-	tq := turnQuery{own: questionTerms(text)}
+	tq := turnQuery{own: questionTerms(text), vec: r.vectors.start(ctx, query)}
 	tq.bridge = translations(tq.own)
 	if prior := priorTurns(recent); len(prior) > 0 {
 		tq.context = contextTerms(text, prior)

@@ -33,18 +33,23 @@ type Service struct {
 	// overQuota holds the users refused for the month's quota (user id →
 	// month), whose questions get no early provider call (early.go).
 	overQuota sync.Map
+	// stopEmbed and embedDone end and await the embed loop (embed_pass.go).
+	stopEmbed context.CancelFunc
+	embedDone chan struct{}
 }
 
 // New builds a service; call Start before serving and Close on shutdown.
 func New(cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	streams := stream.New(cfg.DB, cfg.Stream, cfg.Logger)
-	return &Service{
+	s := &Service{
 		cfg: cfg, log: cfg.Logger.With("instance", streams.InstanceID()),
 		convs: models.NewConversations(cfg.DB), msgs: models.NewMessages(cfg.DB),
 		quotas: models.NewQuotas(cfg.DB), routes: models.NewAIRoutes(cfg.DB), users: models.NewUsers(cfg.DB),
 		checks: models.NewChecks(cfg.DB), retr: NewRetriever(cfg.DB), streams: streams,
 	}
+	s.retr.vectors = newVectors(cfg.DB, cfg, s.log)
+	return s
 }
 
 // Start recovers from stopped processes (answers left streaming whose
@@ -60,17 +65,26 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.routes.SeedMissing(ctx, s.cfg.DefaultProvider, s.cfg.DefaultModel); err != nil {
 		return fmt.Errorf("start tutor: %w", err)
 	}
+	if err := s.startVectors(ctx); err != nil {
+		return fmt.Errorf("start tutor: %w", err)
+	}
 	return nil
 }
 
 // Close stops accepting questions, ends the generations in flight (they
 // fail as "interrupted", refunded) and waits for them to be stored.
-func (s *Service) Close() { s.streams.Close() }
+func (s *Service) Close() {
+	s.streams.Close()
+	s.stopVectors()
+}
 
 // Drain is a graceful stop: it refuses new questions (ErrClosed), lets the
 // answers in flight finish until ctx ends, then Closes, which stores any
 // still running as interrupted (and refunds them).
-func (s *Service) Drain(ctx context.Context) { s.streams.Drain(ctx) }
+func (s *Service) Drain(ctx context.Context) {
+	s.streams.Drain(ctx)
+	s.stopVectors()
+}
 
 // Streams is the answers in flight, for the fronts that read them.
 func (s *Service) Streams() *stream.Broker { return s.streams }

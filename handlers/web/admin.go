@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -208,7 +207,7 @@ func (a *App) renderAIRoutes(c echo.Context, status int, v views.AdminRoutesView
 	if err != nil {
 		return err
 	}
-	v.Routes, v.Providers = routes, tutor.Providers
+	v.Routes, v.Providers, v.Vectors = routes, tutor.Providers, a.Tutor.VectorsReady()
 	return a.render(c, status, views.AdminRoutesPage(v), nil)
 }
 
@@ -246,7 +245,11 @@ func (a *App) adminSaveRoute(c echo.Context) error {
 	if use == models.UseTutorChat { // the only route whose model students see
 		r.DisplayName = c.FormValue("display_name")
 	}
-	err = a.Tutor.CheckProvider(r.Provider)
+	if use == models.UseEmbeddings {
+		err = a.Tutor.CheckEmbeddings(r.Provider)
+	} else {
+		err = a.Tutor.CheckProvider(r.Provider)
+	}
 	if err == nil {
 		err = a.AIRoutes.Save(c.Request().Context(), r)
 	}
@@ -256,6 +259,8 @@ func (a *App) adminSaveRoute(c echo.Context) error {
 		msg = t(c, "admin.err.no_creds", r.Provider, err.Error())
 	case errors.Is(err, tutor.ErrUnknownProvider):
 		msg = t(c, "admin.err.provider", r.Provider)
+	case errors.Is(err, tutor.ErrNoEmbeddings):
+		msg = t(c, "admin.err.no_embeddings", r.Provider)
 	case errors.Is(err, models.ErrInvalidRoute):
 		msg = t(c, "admin.err.route")
 	case errors.Is(err, models.ErrInvalidDisplayName):
@@ -279,7 +284,7 @@ func (a *App) adminTestRoute(c echo.Context) error {
 	if !slices.Contains(models.UseCases, use) {
 		return echo.ErrNotFound
 	}
-	answer, latency, err := a.testRoute(c.Request().Context(), use)
+	answer, latency, err := a.testRoute(c, use)
 	errMsg := ""
 	if err != nil {
 		errMsg = err.Error()
@@ -293,11 +298,20 @@ func (a *App) adminTestRoute(c echo.Context) error {
 	return redirect(c, urls.AdminRoutes("route-test"))
 }
 
-// testRoute sends the route test through the saved route of a use case.
-func (a *App) testRoute(ctx context.Context, use string) (string, time.Duration, error) {
+// testRoute sends the route test through the saved route of a use case
+// (the embeddings route embeds it and says the vector's length).
+func (a *App) testRoute(c echo.Context, use string) (string, time.Duration, error) {
+	ctx := c.Request().Context()
 	r, err := a.AIRoutes.Get(ctx, use)
 	if err != nil {
 		return "", 0, err
+	}
+	if use == models.UseEmbeddings {
+		dims, latency, err := a.Tutor.TestEmbeddings(ctx, *r)
+		if err != nil {
+			return "", latency, err
+		}
+		return t(c, "admin.embed_dims", dims), latency, nil
 	}
 	p, err := a.Tutor.OpenProvider(ctx, *r)
 	if err != nil {

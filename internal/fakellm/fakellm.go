@@ -77,6 +77,8 @@ type Options struct {
 	// end of the stream; zero reports word counts of the prompt and answer.
 	PromptTokens     int
 	CompletionTokens int
+	// Embed scripts the OpenAI embeddings endpoint (embeddings.go).
+	Embed EmbedOptions
 }
 
 // Message is one chat message as the fake received it. Roles are normalised
@@ -96,6 +98,8 @@ type Request struct {
 	Messages    []Message
 	Temperature float64
 	MaxTokens   int
+	// Inputs are the texts of an embeddings request.
+	Inputs []string
 }
 
 // Server is a running fake provider.
@@ -207,6 +211,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, "read body", http.StatusBadRequest)
+		return
+	}
+	if s.Kind == OpenAI && strings.HasSuffix(r.URL.Path, "/embeddings") {
+		s.serveEmbeddings(w, r, body)
 		return
 	}
 	enc, req, ok := s.parse(w, r, body)
