@@ -18,9 +18,10 @@ import (
 // the question's words in its text. A hashed bag of words (the fake's
 // vectors) puts the answering section nearest.
 var fusionLesson = lessonFixture{"lan-troubles", "LAN troubles", "en", []chunkFixture{
-	{"Ping", "Ping sends an ICMP echo request to a host and waits for its echo reply; the round trip time is printed."},
-	{"Hosts that cannot reach each other", "Two PCs in the same VLAN that cannot ping each other usually sit on access ports of different VLANs, or were given addresses in different subnets: compare the PCs' VLAN and their subnet."},
-	{"Access ports", "An access port belongs to one VLAN; a PC plugged into it is in that VLAN."},
+	{"Ping in a VLAN", "Ping tests whether a host in a VLAN answers: it sends an ICMP echo request and prints the round trip time."},
+	{"Hosts that cannot reach one another", "Two PCs in the same VLAN that cannot ping each other are usually on access ports of different VLANs or in different subnets."},
+	{"Same subnet, other switch", "Two PCs on the same subnet behind other switches need the trunk between the switches to carry their VLAN."},
+	{"Each PC's address", "Each of the PCs needs an address of its own."},
 	{"Cabling", "Straight-through cables join a PC to a switch; crossover cables join two switches."},
 }}
 
@@ -99,7 +100,7 @@ func TestRetrievalFusesVectorRanksWhenPgvectorIsThere(t *testing.T) {
 	f.seedLessons(fusionLesson)
 	sc := Scope{Mode: models.ModeLesson, LessonID: fusionLesson.id, Lang: "en"}
 	lexical := f.firstFor(fusionQuestion, sc)
-	if lexical == "" || lexical == "Hosts that cannot reach each other" {
+	if lexical == "" || lexical == "Hosts that cannot reach one another" {
 		t.Fatalf("lexical ranking put %q first: the fixture no longer shows what fusion adds", lexical)
 	}
 	f.setEmbeddingsRoute(ProviderOpenAI, "fake-embed")
@@ -119,7 +120,7 @@ func TestRetrievalFusesVectorRanksWhenPgvectorIsThere(t *testing.T) {
 	if n != len(fusionLesson.chunks) || stored != n {
 		t.Fatalf("embedded %d, stored %d, want %d", n, stored, len(fusionLesson.chunks))
 	}
-	if got != "Hosts that cannot reach each other" {
+	if got != "Hosts that cannot reach one another" {
 		t.Fatalf("fused ranking put %q first (lexical alone %q)", got, lexical)
 	}
 	reqs := embedRequests(fake)
@@ -250,7 +251,7 @@ func TestRetrievalWithoutPgvectorIsLexicalAlone(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("embedded %d without pgvector: %v", n, err)
 	}
-	if got := f.firstFor(fusionQuestion, sc); got != lexical || got != "Ping" {
+	if got := f.firstFor(fusionQuestion, sc); got != lexical || got != "Ping in a VLAN" {
 		t.Fatalf("without pgvector %q first, lexical alone %q", got, lexical)
 	}
 	if calls := len(embedRequests(fake)); calls != 0 {
