@@ -52,34 +52,50 @@ func splitAnswer(src string) (md, rest string) {
 func bound(src string) string {
 	var b strings.Builder
 	b.Grow(len(src) + len(src)/8)
-	delims, fence := 0, ""
+	var s bounder
 	for len(src) > 0 {
 		line := src
 		if i := strings.IndexByte(src, '\n'); i >= 0 {
 			line = src[:i+1]
 		}
 		src = src[len(line):]
-		if f := fenceMarker(line); f != "" && (fence == "" || strings.HasPrefix(f, fence)) {
-			if fence == "" {
-				fence = f
-			} else {
-				fence = ""
-			}
-			b.WriteString(line)
-			continue
-		}
-		if fence != "" {
-			b.WriteString(line)
-			continue
-		}
-		if strings.TrimSpace(line) == "" {
-			delims = 0
-		}
-		rest := boundPrefix(&b, line)
-		delims = boundDelimiters(&b, rest, delims)
+		s.line(&b, line)
 	}
 	return b.String()
 }
+
+// bounder is what bound carries from one line to the next: the fence it
+// is in and the live delimiters of the paragraph so far.
+type bounder struct {
+	delims int
+	fence  string
+}
+
+// line writes line (with its newline, if any) to b as bound rewrites it.
+func (s *bounder) line(b *strings.Builder, line string) {
+	if f := fenceMarker(line); f != "" && (s.fence == "" || strings.HasPrefix(f, s.fence)) {
+		if s.fence == "" {
+			s.fence = f
+		} else {
+			s.fence = ""
+		}
+		b.WriteString(line)
+		return
+	}
+	if s.fence != "" {
+		b.WriteString(line)
+		return
+	}
+	if strings.TrimSpace(line) == "" {
+		s.delims = 0
+	}
+	rest := boundPrefix(b, line)
+	s.delims = boundDelimiters(b, rest, s.delims)
+}
+
+// fresh says the next line is rewritten as the first line of a text is:
+// bound of the text from there is the rest of bound of the whole.
+func (s *bounder) fresh() bool { return s.fence == "" && s.delims == 0 }
 
 // fenceMarker returns the run of ``` or ~~~ that opens or closes a code
 // fence on line (after any container markers), or "".

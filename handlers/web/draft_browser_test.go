@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"aula/internal/apptest"
@@ -60,6 +61,15 @@ func TestBrowserMarkdownWhileStreaming(t *testing.T) {
 			// Raw text never shows its Markdown once rendered.
 			if got := eval[string](b, body+`.textContent`); got != "Use bold here:\n\none\ntwo\n\nSee § VLANs " {
 				b.Fatalf("the draft reads %q", got)
+			}
+			// The bold paragraph was finished when the list's first line came:
+			// it went once into the finished blocks, and the open part after
+			// it continues the whole rendering.
+			want, _ := wantBody(strings.Join(draftTokens[:4], ""))
+			waitFor(b, "the swaps settled", fmt.Sprintf(`!document.querySelector('#body-%s .htmx-added')`, mid))
+			shown := fmt.Sprintf(`document.getElementById('final-%s').innerHTML + '|' + document.getElementById('open-%s').innerHTML`, mid, mid)
+			if got := eval[string](b, shown); !strings.HasPrefix(got, "<p>Use <strong>bold</strong> here:</p>\n|") || strings.Replace(got, "|", "", 1) != want {
+				b.Fatalf("the draft's finished and open blocks are\n%s\nthe whole renders\n%s", got, want)
 			}
 			st.step <- struct{}{}
 			waitStatus(b, mid, "complete")

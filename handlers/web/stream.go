@@ -161,12 +161,13 @@ func writeChunk(w *echo.Response, idPrefix, text string, at, offset int) int {
 	return end
 }
 
-// writeDraft sends the text so far rendered as `md`, the bubble's new body.
+// writeDraft sends the text so far rendered as `md`: the blocks finished
+// since the last, added to the bubble's, and its open part anew.
 func (a *App) writeDraft(c echo.Context, w *echo.Response, r *reader, now time.Time) {
 	d := r.draft
-	body, tail := d.render(now, a.linksFor(c.Request().Context(), d, handlers.UserFrom(c).ID, r.mid, r.inPanel))
+	step := d.render(now, a.linksFor(c.Request().Context(), d, handlers.UserFrom(c).ID, r.mid, r.inPanel))
 	var buf bytes.Buffer
-	_ = views.Draft(r.bubble, body, tail).Render(c.Request().Context(), &buf)
+	_ = views.DraftStep(r.bubble, step).Render(c.Request().Context(), &buf)
 	writeEvent(w, "md", "", buf.String())
 }
 

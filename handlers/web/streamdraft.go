@@ -13,9 +13,11 @@ import (
 // draft is the Markdown of an answer in flight, for a reader that asked
 // for it rendered (?render=1, the site's bubble). Tokens still reach the
 // reader as the provider emits them, as `chunk` text; at most every
-// `every` the text so far is rendered, sanitized, and sent as `md`, which
-// replaces the bubble's body. Rendering the whole text is what makes a
-// draft equal to the finished answer's HTML; the pause bounds its cost.
+// `every` the text so far goes out rendered as `md`: the blocks finished
+// since the last (each rendered once, markdown.Draft), then the rendering
+// of the open ones, which replaces the last. Together they are the whole
+// text's rendering, so a draft equals the finished answer's HTML; the
+// pause bounds the cost of the open blocks.
 type draft struct {
 	on    bool
 	text  strings.Builder
@@ -24,9 +26,11 @@ type draft struct {
 	last  time.Time
 	timer *time.Timer
 	links *markdown.SectionLinks
+	md    markdown.Draft
 }
 
-// renderStep is the text length by which the pause between renderings grows.
+// renderStep is the length of the open blocks by which the pause between
+// renderings grows.
 const renderStep = 4 << 10
 
 func newDraft(on bool, every time.Duration) *draft {
@@ -62,12 +66,13 @@ func (d *draft) due(now time.Time, open int) bool {
 	if !d.on || d.text.Len() == d.shown {
 		return false
 	}
-	// The pause grows with the text, so the rendering's cost per second
-	// stays flat however long an answer gets (each costs its length), and
-	// with the streams open, so a class reading at once costs the process
-	// about as many renderings per second as a hundred students do: the
-	// chunks still come as they are written, the formatting follows later.
-	every := d.every * time.Duration(1+d.text.Len()/renderStep) * time.Duration(1+max(open, 0)/renderCrowd)
+	// The pause grows with the open blocks, so the rendering's cost per
+	// second stays flat however long a block gets (each rendering costs
+	// their length), and with the streams open, so a class reading at once
+	// costs the process about as many renderings per second as a hundred
+	// students do: the chunks still come as they are written, the
+	// formatting follows later.
+	every := d.every * time.Duration(1+(d.text.Len()-d.md.Final())/renderStep) * time.Duration(1+max(open, 0)/renderCrowd)
 	if wait := every - now.Sub(d.last); wait > 0 {
 		d.timer.Reset(wait)
 		return false
@@ -75,15 +80,16 @@ func (d *draft) due(now time.Time, open int) bool {
 	return true
 }
 
-// render is the text so far as a draft body: see draftBody.
-func (d *draft) render(now time.Time, links markdown.SectionLinks) (html, tail string) {
+// render is the text so far as the next `md`: see markdown.Draft.
+func (d *draft) render(now time.Time, links markdown.SectionLinks) markdown.DraftStep {
 	d.last, d.shown = now, d.text.Len()
-	return draftBody(d.text.String(), links)
+	return d.md.Step(d.text.String(), links)
 }
 
 // draftBody splits an answer in flight into its rendering and its
 // trailing white space, which stays raw text where the next token goes
-// (Markdown would drop it, and the cursor would stick to the last word).
+// (Markdown would drop it, and the cursor would stick to the last word):
+// the page's bubble, drawn whole.
 func draftBody(text string, links markdown.SectionLinks) (html, tail string) {
 	body := strings.TrimRightFunc(text, unicode.IsSpace)
 	return strings.TrimSuffix(markdown.RenderAnswerDraft(body, links), "\n"), text[len(body):]
@@ -116,9 +122,10 @@ var sectionLink = regexp.MustCompile(`\(\s*<?#|\]:\s*<?#`)
 
 // linksFor computes the draft's links once, at the first render whose
 // text holds a section link: until then they change nothing, and a class
-// asking at once spares a read per answer.
+// asking at once spares a read per answer. Only the open blocks are
+// searched: the finished ones were when they were open.
 func (a *App) linksFor(ctx context.Context, d *draft, userID, mid string, inPanel bool) markdown.SectionLinks {
-	if d.links == nil && !sectionLink.MatchString(d.text.String()) {
+	if d.links == nil && !sectionLink.MatchString(d.text.String()[d.md.Final():]) {
 		return markdown.SectionLinks{}
 	}
 	if d.links == nil {
