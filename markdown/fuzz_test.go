@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/yuin/goldmark/text"
@@ -42,5 +43,22 @@ func FuzzRender(f *testing.F) {
 		if n := paragraphDelimiters(doc, bounded); n > MaxDelimiters {
 			t.Errorf("a paragraph keeps %d live delimiters", n)
 		}
+	})
+}
+
+// FuzzDraft checks that any answer, fed to a Draft in tokens cut at any
+// points, shows at every step the whole text's rendering (the shapes of
+// TestDraftStepsAreTheWholeRendering are seeds).
+func FuzzDraft(f *testing.F) {
+	for _, src := range draftAnswers {
+		f.Add(src, uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, src string, seed uint64) {
+		// Each step is checked against a whole rendering: keep the
+		// inputs short enough for many of them a second.
+		if len(src) > 2048 {
+			src = src[:2048]
+		}
+		replayDraft(t, src, SectionLinks{Base: "/learn/a/b"}, rand.New(rand.NewPCG(seed, 29)))
 	})
 }
