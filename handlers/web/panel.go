@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -88,6 +89,7 @@ func (a *App) panelThread(ctx context.Context, userID string, page *models.Lesso
 		form.Hidden = map[string]string{panelPathField: page.Path.Slug}
 		form.Next, form.InPanel = newTicket(), true
 	default:
+		form.Next, form.InPanel = newTicket(), true
 		form.Action, form.Target, form.Swap = urls.Chat(), "#tutor", "outerHTML"
 		form.Hidden = map[string]string{"mode": models.ModeLesson, "lesson_id": page.Lesson.ID, panelPathField: page.Path.Slug}
 	}
@@ -161,6 +163,11 @@ func (a *App) renderPanelFragment(c echo.Context, pathSlug string, conv *models.
 		if m.ID == asked && m.Status != models.StatusStreaming {
 			p.Messages[i] = views.MessageView{ID: m.ID, Role: m.Role, Status: models.StatusStreaming, InPanel: m.InPanel}
 		}
+	}
+	if asked != "" && a.handNext(c, handlers.UserFrom(c).ID, asked) {
+		// The page's next-answer stream carries it: its bubble takes the
+		// place of the one drawn here (ask.js).
+		p.Messages = slices.DeleteFunc(p.Messages, func(m views.MessageView) bool { return m.ID == asked })
 	}
 	return a.fragment(c, http.StatusOK, views.TutorPanel(*p))
 }

@@ -81,3 +81,38 @@ func TestNextAnswerBrowser(t *testing.T) {
 		}
 	}
 }
+
+// The lesson panel's first question redraws the whole panel: the answer
+// still comes on the stream the page opened as the student typed, its
+// bubble under the question in the new panel, and a follow-up in the
+// panel does the same.
+func TestNextAnswerBrowserPanel(t *testing.T) {
+	st := &stepper{tokens: []string{"Hello", " there."}, step: make(chan struct{}, 4)}
+	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
+	s.User(t, "ana@example.com", "a-long-password-1", models.PlanPro)
+	b := signInBrowser(t, s, "ana@example.com", "a-long-password-1")
+	b.Navigate(s.URL + "/learn/go-basics/go-variables-types")
+	b.Click("summary.tutor-fab")
+	waitFor(b, "the panel open", `document.getElementById('tutor').open`)
+	eval[bool](b, `(() => { const make = htmx.createEventSource; window.__urls = [];
+		htmx.createEventSource = url => { window.__urls.push(url); return make(url); }; return true; })()`)
+	for i, question := range []string{"What is a zero value?", "And for strings?"} {
+		typeQuestion(b, question)
+		awaiting(t, s, 1)
+		b.Click("#send")
+		waitFor(b, "the answer under the question", fmt.Sprintf(`(() => { const all = [...document.querySelectorAll('#tutor-panel #messages article[id^="m-"]')];
+			const a = all.pop(), q = all.pop();
+			return !!q && all.length === %d && a.dataset.role === 'assistant' && !a.hidden && q.dataset.role === 'user'; })()`, 2*i))
+		mid := strings.TrimPrefix(eval[string](b, `[...document.querySelectorAll('#tutor-panel #messages article')].pop().id`), "m-")
+		st.step <- struct{}{}
+		st.step <- struct{}{}
+		waitStatus(b, mid, models.StatusComplete)
+		if got := b.Text("#m-" + mid + " .msg-body"); got != "Hello there." {
+			b.Fatalf("question %d: the answer reads %q", i+1, got)
+		}
+		urls := eval[[]string](b, `window.__urls`)
+		if len(urls) != i+1 || strings.Contains(strings.Join(urls, " "), "/messages/") {
+			b.Fatalf("question %d: the page opened %v, want only %d next-answer streams", i+1, urls, i+1)
+		}
+	}
+}

@@ -235,27 +235,35 @@
     var xhr = e.detail.xhr;
     var ticket = xhr && xhr.status < 300 && xhr.getResponseHeader("Aula-Next-Answer");
     var bubble = ticket && document.querySelector('#next-answer article[data-ticket="' + ticket + '"]');
-    var list = document.getElementById("messages");
-    if (!bubble || !list) return;
-    // Out of the form before the new ticket's box replaces it (never out
-    // of the page: the stream closes when its bubble leaves).
-    list.appendChild(bubble);
+    if (!bubble) return;
+    // Out of the form before the swap replaces it (the new ticket's box,
+    // or the whole panel for its first question), never out of the page:
+    // the stream closes when its bubble leaves.
+    document.body.appendChild(bubble);
     handed = { bubble: bubble, id: xhr.getResponseHeader("Aula-Next-Id"), stop: xhr.getResponseHeader("Aula-Next-Stop") };
   });
-  document.addEventListener("htmx:afterSwap", function () {
+  // After the settle, not the swap: a panel drawn anew is wired by HTMX
+  // as it is swapped in, and would wire the bubble a second stream. Until
+  // then the bubble waits at the end of the page, hidden; if the answer
+  // ended meanwhile its finished bubble stands there, and moves instead.
+  document.addEventListener("htmx:afterSettle", function () {
     if (!handed) return;
     var h = handed;
     handed = null;
-    adopt(h.bubble, h.id);
-    document.getElementById("messages").appendChild(h.bubble); // under the question now in
-    var stop = h.bubble.querySelector("form.stop-form");
-    stop.setAttribute("action", h.stop);
-    stop.setAttribute("hx-post", h.stop);
-    htmx.process(stop);
-    h.bubble.className = "msg assistant streaming";
-    h.bubble.dataset.status = "streaming";
-    h.bubble.setAttribute("aria-busy", "true");
-    h.bubble.hidden = false;
+    var list = document.getElementById("messages");
+    var shown = document.getElementById("m-" + h.id) || h.bubble;
+    if (shown === h.bubble || shown.dataset.ticket) {
+      adopt(shown, h.id);
+      var stop = shown.querySelector("form.stop-form");
+      stop.setAttribute("action", h.stop);
+      stop.setAttribute("hx-post", h.stop);
+      htmx.process(stop);
+      shown.className = "msg assistant streaming";
+      shown.dataset.status = "streaming";
+      shown.setAttribute("aria-busy", "true");
+      shown.hidden = false;
+    }
+    if (list) list.appendChild(shown); // under the question now in
     sync();
   });
 
