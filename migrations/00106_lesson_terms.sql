@@ -56,6 +56,10 @@ SELECT w, count(*) FROM (
 GROUP BY w;
 
 -- +goose Down
-DROP TABLE lesson_terms;
+DROP TRIGGER lesson_terms_insert ON lesson_chunks;
+DROP TRIGGER lesson_terms_delete ON lesson_chunks;
+DROP TRIGGER lesson_terms_update_old ON lesson_chunks;
+DROP TRIGGER lesson_terms_update_new ON lesson_chunks;
 DROP FUNCTION lesson_terms_add();
 DROP FUNCTION lesson_terms_remove();
+DROP TABLE lesson_terms;

@@ -144,10 +144,11 @@ const lessonCands = 200
 // (how many sections hold a word, migration 00106): among 10,000 lessons
 // a common word ("switch", "error") matches thousands of sections, and
 // ranking them all took p99 past a second. So the match is narrowed to
-// the question's rarest terms, fewest sections first, while they hold
-// fewer than lessonPool sections (the rarest always, however many): a
-// section sharing only a common word with the question would not rank
-// first anyway. Within one lesson or module every match is ranked.
+// the question's rarest terms, fewest sections first, while together
+// they hold at most lessonPool sections (the rarest always, however
+// many): a section sharing only a common word with the question would
+// not rank first anyway. Within one lesson or module every match is
+// ranked.
 const lessonPool = 400
 
 // lessonChunksSQL: df is, for each term, how many sections hold a word
@@ -161,10 +162,10 @@ var lessonChunksSQL = `WITH ` + rankTermsSQL + `,
 			JOIN lesson_terms v ON v.lexeme = s OR (words.prefix AND v.lexeme >= s AND v.lexeme < s || chr(1114111))
 			GROUP BY s) y)) AS n FROM words),
 	pool AS (SELECT string_agg(t, ' | ') AS match FROM (
-		SELECT m.t, sum(df.n) OVER (ORDER BY df.n, m.t) - df.n AS before
-		FROM unnest(string_to_array(@match, ' | ')) AS m(t) JOIN df USING (t)) p
-		WHERE before < ` + strconv.Itoa(lessonPool) + ` OR @lesson <> '' OR @module <> 0),
-	q AS (SELECT to_tsquery('english', pool.match) AS en, to_tsquery('spanish', pool.match) AS es,
+		SELECT m.t, df.n, sum(df.n) OVER (ORDER BY df.n, m.t ROWS UNBOUNDED PRECEDING) - df.n AS before
+		FROM (SELECT DISTINCT unnest(string_to_array(@match, ' | '))) AS m(t) JOIN df USING (t)) p
+		WHERE before = 0 OR before + n <= ` + strconv.Itoa(lessonPool) + ` OR @lesson <> '' OR @module <> 0),
+	q AS (SELECT to_tsquery('english', coalesce(pool.match, @match)) AS en, to_tsquery('spanish', coalesce(pool.match, @match)) AS es,
 		to_tsquery('english', @match) AS fen, to_tsquery('spanish', @match) AS fes FROM pool),
 	` + candSQL(`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, `(@lesson = '' OR c.lesson_id = @lesson) AND (@module = 0 OR l.module_id = @module)`) + `,
 	idf AS (SELECT df.t, ln(1 + (SELECT sections FROM lesson_terms WHERE lexeme = '') / (df.n + 0.5)) AS idf FROM df
