@@ -234,13 +234,17 @@
   document.addEventListener("htmx:beforeSwap", function (e) {
     var xhr = e.detail.xhr;
     var ticket = xhr && xhr.status < 300 && xhr.getResponseHeader("Aula-Next-Answer");
-    var bubble = ticket && document.querySelector('#next-answer article[data-ticket="' + ticket + '"]');
+    var id = ticket && xhr.getResponseHeader("Aula-Next-Id");
+    // By its ticket while it streams; by the answer's id once its end
+    // (done, or an error) has replaced it, still in the form.
+    var bubble = ticket && (document.querySelector('#next-answer article[data-ticket="' + ticket + '"]') ||
+      document.querySelector('#next-answer article[id="m-' + id + '"]'));
     if (!bubble) return;
     // Out of the form before the swap replaces it (the new ticket's box,
     // or the whole panel for its first question), never out of the page:
     // the stream closes when its bubble leaves.
     document.body.appendChild(bubble);
-    handed = { bubble: bubble, id: xhr.getResponseHeader("Aula-Next-Id"), stop: xhr.getResponseHeader("Aula-Next-Stop") };
+    handed = { bubble: bubble, id: id, stop: xhr.getResponseHeader("Aula-Next-Stop") };
   });
   // After the settle, not the swap: a panel drawn anew is wired by HTMX
   // as it is swapped in, and would wire the bubble a second stream. Until
@@ -252,12 +256,17 @@
     handed = null;
     var list = document.getElementById("messages");
     var shown = document.getElementById("m-" + h.id) || h.bubble;
-    if (shown === h.bubble || shown.dataset.ticket) {
+    // Still streaming: it holds the answer event's listener. (Not by its
+    // attributes: for 20 ms after an end replaced it, HTMX's settle
+    // gives the finished bubble the streaming one's.)
+    if (shown.querySelector("[data-next-answer]")) {
       adopt(shown, h.id);
       var stop = shown.querySelector("form.stop-form");
-      stop.setAttribute("action", h.stop);
-      stop.setAttribute("hx-post", h.stop);
-      htmx.process(stop);
+      if (stop) {
+        stop.setAttribute("action", h.stop);
+        stop.setAttribute("hx-post", h.stop);
+        htmx.process(stop);
+      }
       shown.className = "msg assistant streaming";
       shown.dataset.status = "streaming";
       shown.setAttribute("aria-busy", "true");
@@ -283,9 +292,14 @@
   // Send↔Stop also follows each swap at once: a frame later the button
   // would change size under a click already aimed at the page.
   document.addEventListener("aula:changed", sync);
-  document.addEventListener("htmx:afterSwap", function (e) {
+  function syncSwapped(e) {
     if (!isTail(e.target)) sync();
-  });
+  }
+  document.addEventListener("htmx:afterSwap", syncSwapped);
+  // Once settled too: HTMX gives a swapped-in element that kept its id the
+  // old one's attributes until then (a finished answer's bubble says
+  // "streaming" for 20 ms), and app.js does not observe attributes.
+  document.addEventListener("htmx:afterSettle", syncSwapped);
   // A deferred script runs once the page is parsed: settle the input now,
   // before app.js scrolls the list to its newest message on DOMContentLoaded.
   sync();
