@@ -256,9 +256,8 @@
     handed = null;
     var list = document.getElementById("messages");
     var shown = document.getElementById("m-" + h.id) || h.bubble;
-    // Still streaming: it holds the answer event's listener. (Not by its
-    // attributes: for 20 ms after an end replaced it, HTMX's settle
-    // gives the finished bubble the streaming one's.)
+    // Still streaming: it holds the answer event's listener (a finished
+    // or failed bubble does not).
     if (shown.querySelector("[data-next-answer]")) {
       adopt(shown, h.id);
       var stop = shown.querySelector("form.stop-form");
@@ -292,14 +291,9 @@
   // Send↔Stop also follows each swap at once: a frame later the button
   // would change size under a click already aimed at the page.
   document.addEventListener("aula:changed", sync);
-  function syncSwapped(e) {
+  document.addEventListener("htmx:afterSwap", function (e) {
     if (!isTail(e.target)) sync();
-  }
-  document.addEventListener("htmx:afterSwap", syncSwapped);
-  // Once settled too: HTMX gives a swapped-in element that kept its id the
-  // old one's attributes until then (a finished answer's bubble says
-  // "streaming" for 20 ms), and app.js does not observe attributes.
-  document.addEventListener("htmx:afterSettle", syncSwapped);
+  });
   // A deferred script runs once the page is parsed: settle the input now,
   // before app.js scrolls the list to its newest message on DOMContentLoaded.
   sync();

@@ -65,15 +65,9 @@
   // A swapped-in answer is enhanced at once (a frame later its buttons
   // would appear under a click already aimed at the page); a streamed
   // token's tail holds nothing to enhance.
-  function enhanceSwapped(e) {
+  document.addEventListener("htmx:afterSwap", function (e) {
     var t = e.target;
     if (t && t.classList && !t.classList.contains("tail")) enhance(t.closest ? t.closest(".msg") || t : t);
-  }
-  document.addEventListener("htmx:afterSwap", enhanceSwapped);
-  // And once it settled: until then HTMX gives a swapped-in element that
-  // kept its id the old one's attributes (an answer that ended while its
-  // bubble was not yet shown is still class="next" at afterSwap), and the
-  // settle's attribute change is not a change app.js observes.
-  document.addEventListener("htmx:afterSettle", enhanceSwapped);
+  });
   enhance();
 })();
