@@ -62,23 +62,29 @@ var streamURL = regexp.MustCompile(`/messages/([0-9a-f-]{36})/stream`)
 // the turn is recorded) and records the turn (one, which also returns the
 // month's count the page shows); the stream reads the session with its
 // user and follows the answer in memory; rendering the first words reads
-// nothing.
+// nothing. Drawing the finished answer reads its thread, its versions,
+// the cited sections' hashes and lessons' paths, and the route's model
+// name: no files, which come with questions only.
 func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 	for _, tc := range []struct {
 		name, plan  string
 		seen        bool // the thread was made through this process
 		ask, stream int64
+		end         int64 // drawing the finished answer, once its text is stored
 	}{
-		{"FREE", models.PlanFree, true, 2, 1},
-		{"PRO", models.PlanPro, true, 2, 1},
-		{"thread made by another process", models.PlanPro, false, 3, 1},
+		{"FREE", models.PlanFree, true, 2, 1, 5},
+		{"PRO", models.PlanPro, true, 2, 1, 5},
+		{"thread made by another process", models.PlanPro, false, 3, 1, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ask, stream, body := askStatements(t, tc.plan, tc.seen)
+			ask, stream, end, body := askStatements(t, tc.plan, tc.seen)
 			t.Logf("the ask runs %d statements, its stream %d up to the first chunk shown", ask, stream)
 			if ask != tc.ask || stream != tc.stream {
 				t.Errorf("the ask runs %d statements and its stream %d before its first chunk is shown, want %d and %d",
 					ask, stream, tc.ask, tc.stream)
+			}
+			if end != tc.end {
+				t.Errorf("drawing the finished answer runs %d statements, want %d", end, tc.end)
 			}
 			// The month's count comes with the turn: the bar shows this question.
 			if tc.plan == models.PlanFree && !strings.Contains(body, `data-used="1" data-limit="3"`) {
@@ -93,7 +99,7 @@ func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 // and its rendering (no section link in it: nothing to point into a
 // lesson), and the ask's answer. The
 // thread is made through the server when seen, else by another process.
-func askStatements(t *testing.T, plan string, seen bool) (ask, stream int64, body string) {
+func askStatements(t *testing.T, plan string, seen bool) (ask, stream, end int64, body string) {
 	t.Helper()
 	st := &stepper{tokens: []string{"Hello", " there."}, step: make(chan struct{})}
 	s := apptest.New(t, apptest.WithProvider(&apptest.Scripted{Answer: st.answer}))
@@ -128,9 +134,10 @@ func askStatements(t *testing.T, plan string, seen bool) (ask, stream int64, bod
 	live.Must(t, "chunk")
 	live.Must(t, "md")
 	stream = n.Load()
+	n.Store(0)
 	st.step <- struct{}{}
 	live.Rest(t)
-	return ask, stream, body
+	return ask, stream, n.Load(), body
 }
 
 // Someone else's thread is a 404 to the ask, and nothing is written,

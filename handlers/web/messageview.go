@@ -14,12 +14,15 @@ import (
 // receipts resolved into links (marking sections changed since), files
 // attached. It runs a fixed number of queries whatever the thread's length.
 func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conversation, msgs []models.Message, inPanel bool) ([]views.MessageView, error) {
-	ids, receipts, lessonIDs := threadRefs(conv, msgs)
-	files, err := a.Attachments.ForMessages(ctx, userID, ids)
+	thread := threadRefs(conv, msgs)
+	receipts, lessonIDs := thread.receipts, thread.lessonIDs
+	// Files come with questions and versions with answers: an answer's
+	// end, drawn alone, reads no files.
+	files, err := a.Attachments.ForMessages(ctx, userID, thread.questions)
 	if err != nil {
 		return nil, err
 	}
-	versions, err := a.Messages.VersionCounts(ctx, userID, ids)
+	versions, err := a.Messages.VersionCounts(ctx, userID, thread.answers)
 	if err != nil {
 		return nil, err
 	}
@@ -68,32 +71,41 @@ func (a *App) messageViews(ctx context.Context, userID string, conv *models.Conv
 	return out, nil
 }
 
+// refs is what a thread's rows refer to.
+type refs struct {
+	questions, answers []string // the ids of its questions and its answers
+	receipts           map[string]tutor.Receipt
+	lessonIDs          map[string]bool // lessons that citations, passages and drafts link into
+}
+
 // threadRefs gathers what a thread's rows refer to: their ids, the
 // answers' receipts, and the lessons that citations, passages and drafts
 // link into.
-func threadRefs(conv *models.Conversation, msgs []models.Message) ([]string, map[string]tutor.Receipt, map[string]bool) {
-	ids := make([]string, 0, len(msgs))
-	receipts := make(map[string]tutor.Receipt, len(msgs))
-	lessonIDs := map[string]bool{}
+func threadRefs(conv *models.Conversation, msgs []models.Message) refs {
+	r := refs{receipts: make(map[string]tutor.Receipt, len(msgs)), lessonIDs: map[string]bool{}}
 	for _, m := range msgs {
-		ids = append(ids, m.ID)
+		if m.Role == models.RoleUser {
+			r.questions = append(r.questions, m.ID)
+		} else {
+			r.answers = append(r.answers, m.ID)
+		}
 		if p := tutor.PassageOf(m.Metadata); m.Role == models.RoleUser && p != nil {
-			lessonIDs[p.LessonID] = true
+			r.lessonIDs[p.LessonID] = true
 		}
 		if m.Status == models.StatusStreaming && conv != nil && conv.LessonID != nil {
-			lessonIDs[*conv.LessonID] = true // a draft's links point into its lesson
+			r.lessonIDs[*conv.LessonID] = true // a draft's links point into its lesson
 		}
 		if m.Role == models.RoleAssistant && len(m.Metadata) > 0 {
-			r := tutor.ParseReceipt(m.Metadata)
-			receipts[m.ID] = r
-			for _, c := range r.Citations {
+			rc := tutor.ParseReceipt(m.Metadata)
+			r.receipts[m.ID] = rc
+			for _, c := range rc.Citations {
 				if c.Kind == "lesson" {
-					lessonIDs[c.LessonID] = true
+					r.lessonIDs[c.LessonID] = true
 				}
 			}
 		}
 	}
-	return ids, receipts, lessonIDs
+	return r
 }
 
 // answerHTML renders a finished answer (cached: threads are drawn often).
