@@ -1,0 +1,4 @@
+package models
+
+// PlanOnce is planOnce, for the models_test package.
+var PlanOnce = planOnce
