@@ -235,8 +235,9 @@ func (s *Chunks) Search(ctx context.Context, q ChunkSearch) ([]Chunk, error) {
 // retrieval per question p50 3.8–4.5 → 2.9 ms, p99 10–13 ms either way,
 // the same rankings; every statement of aula with generic plans gave p50
 // 1.9 and p99 4.1 ms, but a status passed as a parameter would lose its
-// partial indexes). The scope filters stay conditions (@lesson = ” OR …)
-// a generic plan cannot drop; among 10,000 lessons p99 stayed 30 ms.
+// partial indexes). The scope filters stay conditions ("no lesson, or
+// this one") a generic plan cannot drop; among 10,000 lessons p99
+// stayed 30 ms.
 // Other statements keep PostgreSQL's choice.
 func planOnce(db *gorm.DB, fn func(tx *gorm.DB) error) error {
 	return db.Transaction(func(tx *gorm.DB) error {
