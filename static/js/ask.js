@@ -244,7 +244,8 @@
     // or the whole panel for its first question), never out of the page:
     // the stream closes when its bubble leaves.
     document.body.appendChild(bubble);
-    handed = { bubble: bubble, id: id, stop: xhr.getResponseHeader("Aula-Next-Stop") };
+    var said = document.getElementById("announce");
+    handed = { bubble: bubble, id: id, stop: xhr.getResponseHeader("Aula-Next-Stop"), said: said ? said.textContent : "" };
   });
   // After the settle, not the swap: a panel drawn anew is wired by HTMX
   // as it is swapped in, and would wire the bubble a second stream. Until
@@ -272,6 +273,10 @@
       shown.hidden = false;
     }
     if (list) list.appendChild(shown); // under the question now in
+    // A panel drawn anew brings an empty live region: an answer that
+    // ended before it came had already said itself there.
+    var live = document.getElementById("announce");
+    if (live && !live.textContent && h.said && shown.dataset.status === "complete") live.textContent = h.said;
     sync();
   });
 
