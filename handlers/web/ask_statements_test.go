@@ -70,7 +70,7 @@ func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 		name, plan  string
 		seen        bool // the thread was made through this process
 		ask, stream int64
-		end         int64 // drawing the finished answer, once its text is stored
+		end         int64 // at most, drawing the finished answer once its text is stored
 	}{
 		{"FREE", models.PlanFree, true, 2, 1, 5},
 		{"PRO", models.PlanPro, true, 2, 1, 5},
@@ -83,8 +83,10 @@ func TestAskAndItsStreamRunAFixedNumberOfStatements(t *testing.T) {
 				t.Errorf("the ask runs %d statements and its stream %d before its first chunk is shown, want %d and %d",
 					ask, stream, tc.ask, tc.stream)
 			}
-			if end != tc.end {
-				t.Errorf("drawing the finished answer runs %d statements, want %d", end, tc.end)
+			// At most: the thread's read may share a batch started by
+			// another request, whose statement this request does not count.
+			if end > tc.end {
+				t.Errorf("drawing the finished answer runs %d statements, want at most %d", end, tc.end)
 			}
 			// The month's count comes with the turn: the bar shows this question.
 			if tc.plan == models.PlanFree && !strings.Contains(body, `data-used="1" data-limit="3"`) {
