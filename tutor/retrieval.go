@@ -100,8 +100,8 @@ func (r *Retriever) LessonChunks(ctx context.Context, lessonID string) ([]Source
 
 // search runs one search for tq: the question's own terms rank, the
 // thread's add contextWeight of theirs, and the section the previous
-// answer cited first gains prevBonus (all of it when the question names
-// nothing, "and why?").
+// answer cited first gains prevBonus, or prevNameless when the question
+// names nothing ("and why?").
 func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq turnQuery) ([]Source, error) {
 	// The bridge's translations rank the other language's material as
 	// the question's own words do (ranked as context, with its weight,
@@ -119,6 +119,9 @@ func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq turnQue
 	}
 	if kind := map[bool]string{true: "help", false: "lesson"}[q.Help]; tq.prevKind == kind {
 		q.Prev, q.PrevBonus, q.PrevLift = tq.prev, prevBonus, prevLift
+		if len(own) == 0 {
+			q.PrevBonus = prevNameless
+		}
 	}
 	rows, err := r.chunks.Search(ctx, q)
 	return r.withVectors(ctx, q, tq, sources(rows), err)
