@@ -40,7 +40,11 @@ type ChunkSearch struct {
 	// than Enough chunks, in the same statement (one round trip).
 	Fallback string
 	Enough   int
-	RankBy   string // tsquery text the matches are ranked against: the question's own terms
+	// RankBy is tsquery text the matches are ranked against: the
+	// question's own terms, OR-ed (" | "). A term may be a word with its
+	// synonyms ("'check':*|'verify':*"): it ranks as the best of them, so
+	// a section holding two of them counts the question's word once.
+	RankBy string
 	// RankOther ranks material in the other language instead: the
 	// question's terms and their translations (a bridge across languages
 	// that leaves the ranking of the question's own language alone).
@@ -98,23 +102,25 @@ const rankNorm = "0"
 // heading counted thrice) times the term's rarity (idf): ts_rank on the
 // whole query counts "vlan" in a VLAN lesson as much as "native", so the
 // section using the common word most outranked the one the question is
-// about. The question's own terms rank every chunk, its translations
+// about. A term of synonyms ("a|b") ranks as the best of its words,
+// with the rarity of the commonest. The question's own terms rank every chunk, its translations
 // (@rankx beyond @rank) only the other language's, the thread's (@ctx)
 // at @cw. The scope filters are constant in each execution, so the
 // planner drops the ones not asked for.
-const rankTermsSQL = `terms AS (SELECT t, w, other, ctx, to_tsquery('english', t) AS en, to_tsquery('spanish', t) AS es FROM (
+const rankTermsSQL = `terms AS (SELECT t, w, other, ctx, to_tsquery('english', m) AS en, to_tsquery('spanish', m) AS es FROM (
 		SELECT t, CAST(1 AS float8) AS w, false AS other, false AS ctx FROM unnest(string_to_array(@rank, ' | ')) AS t
 		UNION ALL SELECT t, 1, true, false FROM unnest(string_to_array(@rankx, ' | ')) AS t WHERE t <> ALL (string_to_array(@rank, ' | '))
-		UNION ALL SELECT @ctx, CAST(@cw AS float8), false, true) x WHERE t <> '')`
+		UNION ALL SELECT @ctx, CAST(@cw AS float8), false, true) x
+		CROSS JOIN LATERAL unnest(CASE WHEN ctx THEN ARRAY[t] ELSE string_to_array(t, '|') END) AS m WHERE t <> '')`
 
 // rankedSQL is the part every search shares once the candidates (cand:
 // id, lang, tsv) and each term's rarity (idf: t, idf) are known.
 func rankedSQL(cols, from, doc string) string {
-	return `hits AS (SELECT cand.id, terms.t, terms.w, terms.ctx, least(1, ts_rank('` + rankWeights + `', cand.tsv, CASE WHEN cand.lang = 'es' THEN terms.es ELSE terms.en END, ` + rankNorm + `)) AS r
-		FROM cand CROSS JOIN terms WHERE NOT terms.other OR cand.lang <> @lang),
+	return `hits AS (SELECT cand.id, terms.t, terms.w, terms.ctx, max(least(1, ts_rank('` + rankWeights + `', cand.tsv, CASE WHEN cand.lang = 'es' THEN terms.es ELSE terms.en END, ` + rankNorm + `))) AS r
+		FROM cand CROSS JOIN terms WHERE NOT terms.other OR cand.lang <> @lang GROUP BY cand.id, terms.t, terms.w, terms.ctx),
 	scored AS (SELECT hits.id, sum(hits.w * idf.idf * hits.r) AS s,
 		least(1, coalesce(sum(idf.idf) FILTER (WHERE hits.r > 0 AND NOT hits.ctx), 0)
-			/ (SELECT nullif(sum(idf.idf), 0) FROM idf JOIN terms USING (t) WHERE NOT terms.other AND NOT terms.ctx)) AS cover
+			/ (SELECT nullif(sum(idf.idf), 0) FROM idf WHERE idf.t IN (SELECT t FROM terms WHERE NOT terms.other AND NOT terms.ctx))) AS cover
 		FROM hits JOIN idf USING (t) GROUP BY hits.id)
 	SELECT ` + cols + `, coalesce(scored.cover, 0) AS cover,
 		(scored.s + CASE WHEN c.id = @prev THEN CAST(@prevbonus AS float8) ELSE 0 END)
@@ -155,12 +161,13 @@ const lessonPool = 400
 // it matches (for a prefix, every word it begins), in either language's
 // stemming, whichever is more.
 var lessonChunksSQL = `WITH ` + rankTermsSQL + `,
-	words AS (SELECT t, split_part(t, '''', 2) AS word, t LIKE '%:*' AS prefix FROM (
-		SELECT unnest(string_to_array(@match, ' | ')) AS t UNION SELECT t FROM terms WHERE NOT ctx) x),
-	df AS (SELECT words.t, greatest(1, (SELECT coalesce(max(n), 0) FROM (SELECT sum(v.sections) AS n
+	words AS (SELECT x.t, split_part(m, '''', 2) AS word, m LIKE '%:*' AS prefix FROM (
+		SELECT unnest(string_to_array(@match, ' | ')) AS t UNION SELECT t FROM terms WHERE NOT ctx) x
+		CROSS JOIN LATERAL unnest(string_to_array(x.t, '|')) AS m),
+	df AS (SELECT words.t, max(greatest(1, (SELECT coalesce(max(n), 0) FROM (SELECT sum(v.sections) AS n
 			FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', words.word)), tsvector_to_array(to_tsvector('spanish', words.word)))) AS s
 			JOIN lesson_terms v ON v.lexeme = s OR (words.prefix AND v.lexeme >= s AND v.lexeme < s || chr(1114111))
-			GROUP BY s) y)) AS n FROM words),
+			GROUP BY s) y))) AS n FROM words GROUP BY words.t),
 	pool AS (SELECT string_agg(t, ' | ') AS match FROM (
 		SELECT m.t, df.n, sum(df.n) OVER (ORDER BY df.n, m.t ROWS UNBOUNDED PRECEDING) - df.n AS before
 		FROM (SELECT DISTINCT unnest(string_to_array(@match, ' | '))) AS m(t) JOIN df USING (t)) p
@@ -179,7 +186,7 @@ var helpChunksSQL = `WITH ` + rankTermsSQL + `,
 	q AS MATERIALIZED (SELECT to_tsquery('english', @match) AS en, to_tsquery('spanish', @match) AS es,
 		to_tsquery('english', @match) AS fen, to_tsquery('spanish', @match) AS fes),
 	` + candSQL(`help_chunks c JOIN help_articles l ON l.id = c.article_id`, `(NOT @only OR l.language = @lang)`) + `,
-	idf AS (SELECT terms.t, CASE WHEN terms.ctx THEN 1 ELSE ln(1 + (SELECT count(*) FROM cand) / (count(cand.id) + 0.5)) END AS idf
+	idf AS (SELECT terms.t, CASE WHEN terms.ctx THEN 1 ELSE ln(1 + (SELECT count(*) FROM cand) / (count(DISTINCT cand.id) + 0.5)) END AS idf
 		FROM terms LEFT JOIN cand ON cand.tsv @@ CASE WHEN cand.lang = 'es' THEN terms.es ELSE terms.en END GROUP BY terms.t, terms.ctx),
 	` + rankedSQL(`'help' AS kind, c.id AS chunk_id, c.article_id AS lesson_id, l.title, c.heading, c.anchor, c.text, c.hash`,
 	`help_chunks c JOIN help_articles l ON l.id = c.article_id`, `c.article_id`)

@@ -83,21 +83,31 @@ func questionTerms(text string) []string {
 }
 
 // tsQuery is the OR of terms as tsquery text: each quoted (the terms
-// hold only letters, digits, dots and slashes), and a word long enough
-// matched as a prefix, which catches what stemming misses.
+// hold only letters, digits, dots and slashes), a word long enough
+// matched as a prefix, which catches what stemming misses, and a word
+// the thesaurus knows written with its synonyms as one term ("a|b").
 func tsQuery(terms []string) string {
 	parts := make([]string, 0, len(terms))
 	for _, t := range terms {
-		switch {
-		case strings.ContainsAny(t, "./"):
-			parts = append(parts, "'"+t+"'")
-		case utf8.RuneCountInString(t) >= minPrefixRunes:
-			parts = append(parts, "'"+t+"':*")
-		default:
-			parts = append(parts, "'"+t+"'")
+		group := []string{tsWord(t)}
+		for _, s := range synonyms[unaccent(t)] {
+			group = append(group, tsWord(s))
 		}
+		parts = append(parts, strings.Join(group, "|"))
 	}
 	return strings.Join(parts, " | ")
+}
+
+// tsWord is one word or compound token as tsquery text.
+func tsWord(t string) string {
+	switch {
+	case strings.ContainsAny(t, "./"):
+		return "'" + t + "'"
+	case utf8.RuneCountInString(t) >= minPrefixRunes:
+		return "'" + t + "':*"
+	default:
+		return "'" + t + "'"
+	}
 }
 
 // uncovered says whether the question names too much the material never
