@@ -14,9 +14,9 @@ import (
 // precision 0.9): a change to retrieval that drops below it fails
 // TestRetrievalEval. Raise it with every change that stays.
 var evalFloor = map[string]evalScores{
-	"all":     {r1: 0.85, r3: 0.96, nonePrec: 0.9, noneRecall: 0.27},
-	"lang en": {r1: 0.86, r3: 0.94},
-	"lang es": {r1: 0.84, r3: 0.98},
+	"all":     {r1: 0.87, r3: 0.97, nonePrec: 0.9, noneRecall: 0.27},
+	"lang en": {r1: 0.87, r3: 0.97},
+	"lang es": {r1: 0.86, r3: 0.98},
 }
 
 // evalScores are the figures of a group of turns.
