@@ -106,11 +106,12 @@ func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq turnQue
 	// The bridge's translations rank the other language's material as
 	// the question's own words do (ranked as context, with its weight,
 	// they found the right section first for 0.39 of the cross-language
-	// turns, against 0.61), and only it: the question's own language
-	// keeps its ranking.
+	// turns, against 0.61), each in its word's term, so a section naming
+	// a word and its translation counts it once; and only it: the
+	// question's own language keeps its ranking.
 	own := append(slices.Clone(tq.own), tq.bridge...)
 	q.Match = tsQuery(append(slices.Clone(own), tq.context...))
-	q.RankBy, q.RankOther = tsQuery(tq.own), tsQuery(own)
+	q.RankBy, q.RankOther = tsQuery(tq.own), bridged(tq.own)
 	q.Context, q.ContextWeight = tsQuery(tq.context), contextWeight
 	if len(own) == 0 {
 		q.RankBy, q.RankOther, q.Context = q.Context, q.Context, ""

@@ -244,3 +244,16 @@ func unaccent(s string) string {
 	}
 	return b.String()
 }
+
+// bridged is tsQuery of terms with each word's translations in its term.
+func bridged(terms []string) string {
+	parts := make([]string, 0, len(terms))
+	for _, t := range terms {
+		group := []string{tsQuery([]string{t})}
+		for _, tr := range bridge[unaccent(t)] {
+			group = append(group, tsQuery([]string{tr}))
+		}
+		parts = append(parts, strings.Join(group, "|"))
+	}
+	return strings.Join(parts, " | ")
+}
