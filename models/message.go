@@ -103,6 +103,8 @@ type Messages struct {
 	finishes *reader[finishCall, *Message]
 	// turns records the questions of asks arriving together in one statement.
 	turns *batcher[TurnInput, *Turn]
+	// histories reads the histories of follow-ups asked together in one statement.
+	histories *reader[historyKey, HistoryRead]
 }
 
 // NewMessages returns the messages store.
@@ -110,6 +112,7 @@ func NewMessages(db *gorm.DB) *Messages {
 	s := &Messages{db: db}
 	s.finishes = newReader(db, finishAll)
 	s.turns = newBatcher(batchWorkers, batchMax, s.recordTurnBatch)
+	s.histories = newReader(db, readHistories)
 	return s
 }
 
@@ -218,44 +221,6 @@ func (s *Messages) ListByConversation(ctx context.Context, userID, conversationI
 		return nil, fmt.Errorf("list messages: %w", err)
 	}
 	return ms, nil
-}
-
-// RecentTurns returns the newest turns before seq that may enter a prompt,
-// newest first, at most limit, and how many such turns exist in all. A
-// question whose answer failed, is still streaming, or was cancelled
-// before any text, is left out with that answer. A question's attached
-// file comes with it (its text cut to HistoryAttachmentChars), so
-// follow-ups can still use it.
-func (s *Messages) RecentTurns(ctx context.Context, userID, conversationID string, beforeSeq, limit int) ([]Message, int, error) {
-	type row struct {
-		Message
-		Total int
-	}
-	var rows []row
-	err := conn(ctx, s.db).Raw(`SELECT m.id, m.seq, m.role,
-		       CASE WHEN coalesce(f.extracted_text, '') = '' THEN m.content
-		            ELSE m.content || E'\n\n[Attached file "' || f.filename || E'"]\n' || left(f.extracted_text, ?) END AS content,
-		       m.metadata, count(*) OVER () AS total
-		FROM messages m
-		LEFT JOIN messages a ON a.conversation_id = m.conversation_id AND a.seq = m.seq + 1 AND m.role = 'user'
-		LEFT JOIN LATERAL (SELECT filename, extracted_text FROM attachments
-		                   WHERE message_id = m.id AND user_id = m.user_id ORDER BY created_at LIMIT 1) f ON m.role = 'user'
-		WHERE m.conversation_id = ? AND m.user_id = ? AND m.seq < ?
-		  AND CASE WHEN m.role = 'assistant'
-		           THEN m.status = 'complete' OR (m.status = 'cancelled' AND m.content <> '')
-		           ELSE a.role = 'assistant' AND (a.status = 'complete' OR (a.status = 'cancelled' AND a.content <> ''))
-		      END
-		ORDER BY m.seq DESC LIMIT ?`, HistoryAttachmentChars, conversationID, userID, beforeSeq, limit).Scan(&rows).Error
-	if err != nil {
-		return nil, 0, fmt.Errorf("recent turns: %w", err)
-	}
-	out := make([]Message, len(rows))
-	total := 0
-	for i, r := range rows {
-		out[i] = r.Message
-		total = r.Total
-	}
-	return out, total, nil
 }
 
 // HistoryAttachmentChars bounds the text of a file that an earlier question

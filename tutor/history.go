@@ -70,21 +70,18 @@ func LoadHistory(ctx context.Context, msgs *models.Messages, userID, conversatio
 	if tokenBudget <= 0 {
 		tokenBudget = DefaultHistoryTokens
 	}
-	recent, total, err := msgs.RecentTurns(ctx, userID, conversationID, beforeSeq, maxMessages)
+	read, err := msgs.History(ctx, userID, conversationID, beforeSeq, maxMessages)
 	if err != nil {
 		return History{}, fmt.Errorf("load history: %w", err)
 	}
+	recent, total := read.Turns, read.Total
 	withPassages(recent)
 	if total == len(recent) && len(recent) < maxMessages {
 		// The context comes before every message, so it matters only
 		// when the window reaches the conversation's start.
-		ctxTurns, err := msgs.ContextTurns(ctx, userID, conversationID)
-		if err != nil {
-			return History{}, fmt.Errorf("load history: %w", err)
-		}
-		total += len(ctxTurns)
-		for i := len(ctxTurns) - 1; i >= 0 && len(recent) < maxMessages; i-- {
-			recent = append(recent, models.Message{Role: ctxTurns[i].Role, Content: ctxTurns[i].Content, Status: models.StatusComplete})
+		total += len(read.Context)
+		for i := len(read.Context) - 1; i >= 0 && len(recent) < maxMessages; i-- {
+			recent = append(recent, models.Message{Role: read.Context[i].Role, Content: read.Context[i].Content, Status: models.StatusComplete})
 		}
 	}
 	turns, clipped := windowTurns(recent, tokenBudget)

@@ -115,6 +115,18 @@ func (cb *classBrowser) readThread(ctx context.Context, base string) error {
 	return nil
 }
 
+// rereadThreads reads every student's thread page again, as the page
+// stands once its answer is done: its next answer's ticket and stream
+// are the follow-up's.
+func rereadThreads(base string, class []*classBrowser) error {
+	for _, cb := range class {
+		if err := cb.readThread(context.Background(), base); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // openNext opens the next answer's stream as the page does when its
 // student starts typing, and reads its first line: the server has
 // registered it by then.

@@ -55,7 +55,7 @@ func verdicts(rows []classRow) string {
 		pg := r.PGCPU / time.Duration(r.N)
 		rssOK := r.Door != doorBrowser || r.N < 1000 || r.PeakRSS <= rssAt1000
 		fmt.Fprintf(&out, "%-18s | %5d | %5.2fx <= %4.2fx %-4s | %6.1fms (%5.1fms) %-5s | %6.2fms %-4s | %5d MB %-5s | %d/%d %d %s\n",
-			r.Door, r.N, ratio, firstAllowance(r.Door, r.N), mark(ratio <= firstAllowance(r.Door, r.N)),
+			r.label(), r.N, ratio, firstAllowance(r.Door, r.N), mark(ratio <= firstAllowance(r.Door, r.N)),
 			msf(cpu), msf(floorCPU), mark(float64(cpu) <= cpuAllowance*float64(floorCPU)),
 			msf(pg), mark(pg <= pgPerAnswer), r.PeakRSS/1024, mark(rssOK),
 			r.Complete, r.N, r.Errors, mark(r.Errors == 0 && r.Complete == r.N && r.Counted == r.N))
