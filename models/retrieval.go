@@ -207,11 +207,14 @@ type Chunks struct {
 	// batch runs the lesson searches of questions asked together in one
 	// statement, each distinct search once.
 	batch *batcher[ChunkSearch, []Chunk]
+	// unknown runs the lesson "not covered" checks of questions asked
+	// together in one statement.
+	unknown *reader[unknownKey, []string]
 }
 
 // NewChunks returns the store on db.
 func NewChunks(db *gorm.DB) *Chunks {
-	s := &Chunks{db: db}
+	s := &Chunks{db: db, unknown: newReader(db, readUnknown)}
 	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
 		var outs [][]Chunk
 		var errs []error
@@ -405,46 +408,4 @@ func (s *Chunks) runSearches(db *gorm.DB, ins []lessonSearch, found [][]Chunk) e
 type searchRow struct {
 	I int
 	Chunk
-}
-
-// unknownTermsSQL returns the tsquery texts of @terms (space-separated,
-// each one word or several joined by |) none of whose words any lesson
-// section holds (lesson_terms, in either language's stemming; a prefix
-// any word it begins): the question names something the material never
-// mentions. A lookup of a few words, however many lessons there are:
-// each word one range of lesson_terms' index (a word alone is the range
-// [s, s + chr(1)), in its C collation), read up to its first row. An OR
-// of the exact and the prefix condition made PostgreSQL read the whole
-// table for each word instead (2.3 ms a question on the demo content,
-// 0.06 ms now).
-const unknownTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
-	WHERE NOT EXISTS (SELECT 1 FROM unnest(string_to_array(t, '|')) AS p
-		CROSS JOIN LATERAL unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(p, '''', 2))),
-			tsvector_to_array(to_tsvector('spanish', split_part(p, '''', 2))))) AS s
-		CROSS JOIN LATERAL (SELECT FROM lesson_terms v WHERE v.lexeme >= s
-			AND v.lexeme < s || CASE WHEN p LIKE '%:*' THEN chr(1114111) ELSE chr(1) END AND v.sections > 0 LIMIT 1) v)`
-
-const unknownHelpTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
-	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))`
-
-// Unknown returns which of terms (tsquery texts without spaces) no lesson
-// section, or no help section when help, matches: the confidence check
-// behind "the lessons do not cover this". Only published lessons have
-// sections, so a draft's words count as unknown. It runs without
-// planOnce: its transaction's three round trips cost more than planning a
-// lookup this small (0.47–0.51 ms a call with them, 0.29–0.38 without).
-func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]string, error) {
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	query := unknownTermsSQL
-	if help {
-		query = unknownHelpTermsSQL
-	}
-	var out []string
-	err := conn(ctx, s.db).Raw(query, sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("unknown terms: %w", err)
-	}
-	return out, nil
 }

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -56,4 +57,30 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 	if got := unknown("'zebra'", "'troncal'"); !slices.Equal(got, []string{"'zebra'", "'troncal'"}) {
 		t.Errorf("unknown = %v, want both: no section holds them any more", got)
 	}
+}
+
+// TestUnknownChecksTogether has many questions check their words at the
+// same moment, so the checks share batched statements: each gets its own
+// unknown words, in its own order, as when checked alone.
+func TestUnknownChecksTogether(t *testing.T) {
+	db := pgtest.New(t)
+	seedChunks(t, db)
+	s := models.NewChunks(db.DB)
+	cases := []struct{ terms, want []string }{
+		{[]string{"'troncal'", "'zebra'", "'rout':*", "'zebra'|'vlan'"}, []string{"'zebra'"}},
+		{[]string{"'zebra'", "'giraffe':*"}, []string{"'zebra'", "'giraffe':*"}},
+		{[]string{"'switch'", "'vlan':*"}, nil},
+		{[]string{"'okapi'"}, []string{"'okapi'"}},
+	}
+	manyAtOnce(t, 80, func(i int) error {
+		c := cases[i%len(cases)]
+		got, err := s.Unknown(context.Background(), false, c.terms)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(got, c.want) {
+			return fmt.Errorf("unknown of %q = %q, want %q", c.terms, got, c.want)
+		}
+		return nil
+	})
 }
