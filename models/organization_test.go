@@ -123,7 +123,7 @@ func TestJoinLinkStates(t *testing.T) {
 		at          time.Time
 		want        error
 	}{
-		{"unknown", "x" + fresh[1:], now, models.ErrLinkUnknown},
+		{"unknown", otherFirst(fresh), now, models.ErrLinkUnknown},
 		{"regenerated", old, now, models.ErrLinkRevoked},
 		{"expired", fresh, now.Add(2 * time.Hour), models.ErrLinkExpired},
 	} {
@@ -163,4 +163,13 @@ func TestNewOrganizationValidation(t *testing.T) {
 			t.Errorf("%+v: %v, want %v", tc.n, err, tc.want)
 		}
 	}
+}
+
+// otherFirst is token with its first character changed: "x" + token[1:]
+// was the token itself whenever the token began with "x" (CI saw it).
+func otherFirst(token string) string {
+	if token[0] == 'x' {
+		return "y" + token[1:]
+	}
+	return "x" + token[1:]
 }
