@@ -165,18 +165,14 @@ func (a *App) checkStream(c echo.Context) error {
 	if _, err := a.Conversations.Get(ctx, u.ID, cid); err != nil {
 		return err
 	}
-	a.Metrics.StreamOpened()
-	defer a.Metrics.StreamClosed()
 	key := checkJobKey(cid, position, try)
 	var sub *stream.Subscription
 	if st := a.checkJobs.hub.Get(key); st != nil && st.UserID() == u.ID {
 		sub = st.Subscribe(offset)
 		defer sub.Close()
 	}
+	defer a.startStream(c)()
 	w := c.Response()
-	handlers.StartEventStream(w)
-	fmt.Fprint(w, "retry: 1000\n\n")
-	w.Flush()
 	if sub != nil {
 		if !followGrading(ctx, w, sub, offset) {
 			return nil

@@ -37,7 +37,7 @@ func (a *App) stream(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	startStream(c)
+	defer a.startStream(c)()
 	return a.relay(c, r, sub)
 }
 
@@ -60,12 +60,17 @@ func (a *App) newReader(c echo.Context, mid string, offset int) *reader {
 		draft: newDraft(c.QueryParam("render") == "1", a.RenderEvery)}
 }
 
-// startStream answers with an event stream whose reconnects come a second apart.
-func startStream(c echo.Context) {
+// startStream answers with an event stream whose reconnects come a second
+// apart. The stream counts in the open-streams metric from before the
+// browser hears it is open (a reader that sees 200 sees it counted)
+// until the returned func runs.
+func (a *App) startStream(c echo.Context) (closed func()) {
+	a.Metrics.StreamOpened()
 	w := c.Response()
 	handlers.StartEventStream(w)
 	fmt.Fprint(w, "retry: 1000\n\n")
 	w.Flush()
+	return a.Metrics.StreamClosed
 }
 
 // relay writes sub to the reader until the answer's end or the reader's.
@@ -74,8 +79,6 @@ func (a *App) relay(c echo.Context, r *reader, sub *stream.Subscription) error {
 	d := r.draft
 	defer d.timer.Stop()
 	defer sub.Close()
-	a.Metrics.StreamOpened()
-	defer a.Metrics.StreamClosed()
 	w := c.Response()
 	// One loop reads the subscription and the timers: Ready wakes it
 	// when there is text or an end, so no goroutine runs per connection.

@@ -54,13 +54,13 @@ func (a *App) streamNext(c echo.Context) error {
 		// Registered before the page hears the stream is open.
 		wait := a.Streams.Await(u.ID, ticket)
 		defer wait.Close()
-		startStream(c)
+		defer a.startStream(c)()
 		var err error
 		if mid, err = wait.Wait(c.Request().Context()); err != nil {
 			return nil
 		}
 	} else {
-		startStream(c)
+		defer a.startStream(c)()
 	}
 	r := a.newReader(c, mid, offset)
 	r.idPrefix = mid + "."
