@@ -209,12 +209,14 @@ type Chunks struct {
 	batch *batcher[ChunkSearch, []Chunk]
 	// unknown runs the lesson "not covered" checks of questions asked
 	// together in one statement.
-	unknown *reader[unknownKey, []string]
+	unknown  *reader[unknownKey, []UnknownTerm]
+	trigrams trigrams
 }
 
 // NewChunks returns the store on db.
 func NewChunks(db *gorm.DB) *Chunks {
-	s := &Chunks{db: db, unknown: newReader(db, readUnknown)}
+	s := &Chunks{db: db}
+	s.unknown = newReader(db, s.readUnknown)
 	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
 		var outs [][]Chunk
 		var errs []error

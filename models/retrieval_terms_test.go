@@ -31,7 +31,7 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out
+		return termsOf(out)
 	}
 	// "switch" is in three English sections and two Spanish ones; "troncal"
 	// in one Spanish section; the empty lexeme counts the 8 sections.
@@ -78,9 +78,76 @@ func TestUnknownChecksTogether(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if !slices.Equal(got, c.want) {
+		if !slices.Equal(termsOf(got), c.want) {
 			return fmt.Errorf("unknown of %q = %q, want %q", c.terms, got, c.want)
 		}
 		return nil
 	})
+}
+
+// termsOf is the terms of an Unknown answer, in its order.
+func termsOf(us []models.UnknownTerm) []string {
+	var out []string
+	for _, u := range us {
+		out = append(out, u.Term)
+	}
+	return out
+}
+
+// A word no section holds that is a likely misspelling of one they do
+// hold comes back with that word (pg_trgm over lesson_terms); a word far
+// from all, short, or close only by sharing a long part does not. A
+// server without pg_trgm answers the same check with no near words.
+func TestUnknownFindsTheNearWord(t *testing.T) {
+	db := pgtest.New(t)
+	seedChunks(t, db)
+	cases := []struct{ term, near string }{
+		{"'broadcst':*", "broadcast"},
+		{"'forwads':*", "forwards"}, // the Spanish stemming of "forwards" keeps it whole
+		{"'zebra'", ""},
+		{"'vlna'", ""},                  // under NearRunes letters
+		{"'autoconfigure':*", ""},       // "configur" shares most of it, but is 4 letters shorter
+		{"'broadcst':*|'difusion'", ""}, // a translation known: not unknown at all
+	}
+	near := func(s *models.Chunks) map[string]string {
+		t.Helper()
+		var terms []string
+		for _, c := range cases {
+			terms = append(terms, c.term)
+		}
+		got, err := s.Unknown(context.Background(), false, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, u := range got {
+			m[u.Term] = u.Near
+		}
+		return m
+	}
+	got := near(models.NewChunks(db.DB))
+	for _, c := range cases {
+		n, unknown := got[c.term]
+		if c.term == "'broadcst':*|'difusion'" {
+			if unknown {
+				t.Errorf("%s unknown, want known through its translation", c.term)
+			}
+			continue
+		}
+		if !unknown || n != c.near {
+			t.Errorf("%s: unknown %v, near %q; want unknown, near %q", c.term, unknown, n, c.near)
+		}
+	}
+
+	if err := db.Exec(`DROP EXTENSION pg_trgm CASCADE;
+		CREATE OR REPLACE FUNCTION enable_term_trigrams() RETURNS boolean LANGUAGE sql AS 'SELECT false'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	got = near(models.NewChunks(db.DB))
+	if n, unknown := got["'broadcst':*"]; !unknown || n != "" {
+		t.Errorf("without pg_trgm: broadcst unknown %v, near %q; want unknown, no near word", unknown, n)
+	}
+	if len(got) != 5 {
+		t.Errorf("without pg_trgm: %d unknown terms, want 5: %v", len(got), got)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
 
 	"gorm.io/gorm"
 )
@@ -18,21 +19,63 @@ import (
 // [s, s + chr(1)), in its C collation), read up to its first row. An OR
 // of the exact and the prefix condition made PostgreSQL read the whole
 // table for each word instead (2.3 ms a question on the demo content,
-// 0.06 ms now).
+// 0.06 ms now). OFFSET 0 keeps the check before nearTermSQL's join, so
+// only the unknown words look for a near one.
 const unknownTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
 	WHERE NOT EXISTS (SELECT 1 FROM unnest(string_to_array(t, '|')) AS p
 		CROSS JOIN LATERAL unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(p, '''', 2))),
 			tsvector_to_array(to_tsvector('spanish', split_part(p, '''', 2))))) AS s
 		CROSS JOIN LATERAL (SELECT FROM lesson_terms v WHERE v.lexeme >= s
-			AND v.lexeme < s || CASE WHEN p LIKE '%:*' THEN chr(1114111) ELSE chr(1) END AND v.sections > 0 LIMIT 1) v)`
+			AND v.lexeme < s || CASE WHEN p LIKE '%:*' THEN chr(1114111) ELSE chr(1) END AND v.sections > 0 LIMIT 1) v)
+	OFFSET 0`
 
-const unknownHelpTermsSQL = `SELECT t FROM unnest(string_to_array(@terms, ' ')) AS t
+// Misspellings: an unknown word of at least NearRunes letters is taken
+// for the sections' word closest to one of its stems by trigram
+// similarity (pg_trgm), when that similarity is at least NearSimilarity
+// ("bufered" → "buffer" 0.63, "gorrutina" → "gorutina" 0.73), it
+// differs in length from the word as asked by at most NearLengths
+// letters and begins with the same letter, as a typist's slip does.
+// Trigrams alone took "autoconfiguration" for "configuration" (0.6) and
+// "misconfiguration" (0.52), "listening" (stem "listen") for "list"
+// (0.5). The near word is one of letters and digits: it goes into
+// tsquery text.
+const (
+	NearRunes      = 5
+	NearSimilarity = 0.45
+	NearLengths    = 2
+)
+
+// nearTermSQL joins each unknown word (u.t) to its nearest known one
+// through lesson_terms' trigram index (migration 00108); only used where
+// that index exists.
+var nearTermSQL = `SELECT u.t, coalesce(n.lexeme, '') AS near FROM (` + unknownTermsSQL + `) u
+	LEFT JOIN LATERAL (SELECT v.lexeme FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(u.t, '''', 2))),
+			tsvector_to_array(to_tsvector('spanish', split_part(u.t, '''', 2))))) AS s
+		JOIN lesson_terms v ON v.lexeme % s AND v.sections > 0 AND similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + `
+			AND abs(char_length(v.lexeme) - char_length(split_part(u.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
+			AND left(v.lexeme, 1) = left(s, 1) AND v.lexeme !~ '[^[:alnum:]]'
+		WHERE char_length(split_part(u.t, '''', 2)) >= ` + fmt.Sprint(NearRunes) + `
+		ORDER BY similarity(v.lexeme, s) DESC, v.sections DESC, v.lexeme LIMIT 1) n ON true`
+
+// unknownOnlySQL is the check without the trigram index: no word is near.
+const unknownOnlySQL = `SELECT u.t, '' AS near FROM (` + unknownTermsSQL + `) u`
+
+const unknownHelpTermsSQL = `SELECT t, '' AS near FROM unnest(string_to_array(@terms, ' ')) AS t
 	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))`
 
-// unknownManySQL runs the lesson check for many questions in one
-// statement: the unknown terms of each input i.
-var unknownManySQL = `SELECT r.i, u.t FROM json_to_recordset(CAST(? AS json)) AS r(i int, terms text)
-	CROSS JOIN LATERAL (` + strings.ReplaceAll(unknownTermsSQL, "@terms", "r.terms") + `) u`
+// unknownManySQL is query (nearTermSQL or unknownOnlySQL) for many
+// questions in one statement: the unknown terms of each input i.
+func unknownManySQL(query string) string {
+	return `SELECT r.i, u.t, u.near FROM json_to_recordset(CAST(? AS json)) AS r(i int, terms text)
+	CROSS JOIN LATERAL (` + strings.ReplaceAll(query, "@terms", "r.terms") + `) u`
+}
+
+// UnknownTerm is a question's term no section holds, with Near, the
+// sections' word (a lexeme) it is most likely a misspelling of, or "".
+type UnknownTerm struct {
+	Term string `gorm:"column:t"`
+	Near string
+}
 
 // unknownKey is one question's lesson check: its terms, space-separated.
 type unknownKey struct {
@@ -40,22 +83,44 @@ type unknownKey struct {
 	Terms string `json:"terms"`
 }
 
+// trigrams says, once found out, whether lesson_terms has its trigram
+// index: enable_term_trigrams() creates it when pg_trgm was installed
+// after the migration ran.
+type trigrams struct {
+	mu        sync.Mutex
+	known, on bool
+}
+
+// enabled finds out on the first call that succeeds.
+func (g *trigrams) enabled(db *gorm.DB) (bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.known {
+		if err := db.Raw(`SELECT enable_term_trigrams()`).Row().Scan(&g.on); err != nil {
+			return false, fmt.Errorf("enable term trigrams: %w", err)
+		}
+		g.known = true
+	}
+	return g.on, nil
+}
+
 // Unknown returns which of terms (tsquery texts without spaces) no lesson
 // section, or no help section when help, matches: the confidence check
-// behind "the lessons do not cover this". Only published lessons have
+// behind "the lessons do not cover this", and for a lesson's word the
+// word it is likely a misspelling of. Only published lessons have
 // sections, so a draft's words count as unknown. The lesson checks of
 // questions asked together share one statement (every question of a
 // class makes one before its answer can start); none runs in planOnce:
 // its transaction's three round trips cost more than planning a lookup
 // this small (0.47–0.51 ms a call with them, 0.29–0.38 without).
-func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]string, error) {
+func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]UnknownTerm, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
 	if !help {
 		return s.unknown.get(ctx, unknownKey{Terms: strings.Join(terms, " ")})
 	}
-	var out []string
+	var out []UnknownTerm
 	err := conn(ctx, s.db).Raw(unknownHelpTermsSQL, sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("unknown terms: %w", err)
@@ -65,10 +130,16 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]stri
 
 // readUnknown answers lesson checks in one statement, or in the single
 // check's own when alone: outs[i] is ins[i]'s.
-func readUnknown(db *gorm.DB, ins []unknownKey) ([][]string, error) {
-	out := make([][]string, len(ins))
+func (s *Chunks) readUnknown(db *gorm.DB, ins []unknownKey) ([][]UnknownTerm, error) {
+	query := unknownOnlySQL
+	if on, err := s.trigrams.enabled(db); err != nil {
+		return nil, err
+	} else if on {
+		query = nearTermSQL
+	}
+	out := make([][]UnknownTerm, len(ins))
 	if len(ins) == 1 {
-		err := db.Raw(unknownTermsSQL, sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
+		err := db.Raw(query, sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
 		if err != nil {
 			return nil, fmt.Errorf("unknown terms: %w", err)
 		}
@@ -78,14 +149,15 @@ func readUnknown(db *gorm.DB, ins []unknownKey) ([][]string, error) {
 		ins[i].I = i
 	}
 	rows, err := jsonRows[struct {
-		I int
-		T string
-	}](db, "unknown terms", unknownManySQL, ins)
+		I    int
+		T    string
+		Near string
+	}](db, "unknown terms", unknownManySQL(query), ins)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		out[r.I] = append(out[r.I], r.T)
+		out[r.I] = append(out[r.I], UnknownTerm{Term: r.T, Near: r.Near})
 	}
 	return out, nil
 }

@@ -36,7 +36,7 @@ type evalDialogue struct {
 // evalTurn is one question and its label.
 type evalTurn struct {
 	Q    string   `yaml:"q"`
-	Kind string   `yaml:"kind"` // first, followup, pronoun, crosslang, offtopic, unanswerable
+	Kind string   `yaml:"kind"` // first, followup, pronoun, crosslang, offtopic, unanswerable, typo
 	Want []string `yaml:"want"` // lesson-id#anchor, or [none]
 }
 

@@ -3,7 +3,9 @@ package tutor
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -52,6 +54,12 @@ const (
 	// A follow-up leans on its thread, so its own words may all be
 	// missing ("and why?"): it is not held to it.
 	minCover = 0.15
+	// nearUnknown is how much a word known only through a likely
+	// misspelling ("bufered" for "buffer") counts as unknown in the
+	// uncovered check: half, so "what is a bufered chanel?" is covered
+	// and "give me a recipe for paella" ("recipe" near the Spanish
+	// "recib") is not.
+	nearUnknown = 0.5
 )
 
 // turnQuery is what a turn searches for.
@@ -110,26 +118,50 @@ func tsWord(t string) string {
 	}
 }
 
-// uncovered says whether the question names too much the material never
-// mentions to trust its matches: at least unknownShare of its words
-// (each with its translations, numbers and identifiers aside) match no
-// section of the lessons, or of the help when help. Found sections
-// matched on its other words then are a weak match ("how does IPv6
-// autoconfiguration work?" matching "address"), better not cited.
-func (r *Retriever) uncovered(ctx context.Context, help bool, own []string) (bool, error) {
+// checkWords looks the question's words up in the material. A word no
+// section holds that is close to one they do hold (a misspelling:
+// "bufered", "gorrutina"; see models.NearSimilarity) is replaced by that
+// word, so it finds its sections. weak says whether the question names
+// too much the material never mentions to trust its matches: at least
+// unknownShare of its words (each with its translations, numbers and
+// identifiers aside) match no section of the lessons, or of the help when
+// help, even so. Found sections matched on its other words then are a
+// weak match ("how does IPv6 autoconfiguration work?" matching
+// "address"), better not cited.
+func (r *Retriever) checkWords(ctx context.Context, help bool, own []string) (fixed []string, weak bool, err error) {
 	var terms []string
-	for _, t := range own {
+	at := map[string]int{}
+	for i, t := range own {
 		if strings.ContainsAny(t, "./") || strings.Trim(t, "0123456789") == "" {
 			continue
 		}
-		terms = append(terms, strings.ReplaceAll(tsQuery(append([]string{t}, bridge[unaccent(t)]...)), " ", ""))
+		term := strings.ReplaceAll(tsQuery(append([]string{t}, bridge[unaccent(t)]...)), " ", "")
+		at[term] = i
+		terms = append(terms, term)
 	}
 	if len(terms) == 0 {
-		return false, nil
+		return own, false, nil
 	}
 	unknown, err := r.chunks.Unknown(ctx, help, terms)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	return float64(len(unknown)) >= unknownShare*float64(len(terms)), nil
+	fixed = slices.Clone(own)
+	missing := 0.0
+	for _, u := range unknown {
+		if i, ok := at[u.Term]; ok && plainWord(u.Near) {
+			fixed[i] = u.Near
+			missing += nearUnknown
+		} else {
+			missing++
+		}
+	}
+	return fixed, missing >= unknownShare*float64(len(terms)), nil
+}
+
+// plainWord says whether w is a word of letters and digits only, as a
+// question's terms are (a lexeme from the lessons could hold anything
+// their parser keeps in one token): it goes into tsquery text quoted.
+func plainWord(w string) bool {
+	return w != "" && !strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }

@@ -203,3 +203,34 @@ func TestHelpAnswersInTheQuestionsLanguage(t *testing.T) {
 		})
 	}
 }
+
+// A question whose key word is misspelt finds the section its right
+// spelling names, and is not taken for one the lessons do not cover; a
+// question of words no lesson holds, one of them near a lesson's word,
+// still finds nothing.
+func TestMisspeltWordsFindTheirSection(t *testing.T) {
+	f := newFixture(t)
+	f.seedLessons(testLessons...)
+	r := NewRetriever(f.db.DB)
+	tests := []struct {
+		query, lang, want string // want: the first section's heading, "" none
+	}{
+		{"what is a brodcast domain?", "en", "What is a VLAN"},
+		{"how many usable hosst in a /26 netwrok?", "en", "Counting hosts"},
+		{"¿Qué es una gorrutinna?", "es", "Gorrutinas"},
+		{"¿Qué hace un puerto tronkal?", "es", "Puertos troncales"},
+		{"give me a recipe for paella", "en", ""},
+	}
+	for _, tt := range tests {
+		got, err := r.ForTurn(context.Background(), tt.query, nil, Scope{Mode: models.ModeTutor, Lang: tt.lang}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tt.want == "" && len(got.Sources) > 0:
+			t.Errorf("%q found %v, want none", tt.query, headings(got.Sources))
+		case tt.want != "" && (len(got.Sources) == 0 || got.Sources[0].Heading != tt.want):
+			t.Errorf("%q found %v, want %q first", tt.query, headings(got.Sources), tt.want)
+		}
+	}
+}

@@ -21,8 +21,12 @@ type Found struct {
 // may stand between a question and its first token.
 func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Message, sc Scope, k int) (Found, error) {
 	query, method := condense(text, recent)
-	tq := turnQuery{own: questionTerms(text), vec: r.vectors.start(ctx, query)}
-	tq.bridge = translations(tq.own)
+	tq := turnQuery{vec: r.vectors.start(ctx, query)}
+	own, weak, err := r.checkWords(ctx, sc.Mode == models.ModeHelp, questionTerms(text))
+	if err != nil {
+		return Found{}, err
+	}
+	tq.own, tq.bridge = own, translations(own)
 	if prior := priorTurns(recent); len(prior) > 0 {
 		tq.context = contextTerms(text, prior)
 		for _, p := range prior {
@@ -36,14 +40,8 @@ func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Me
 	if err != nil {
 		return Found{}, err
 	}
-	if len(hits) > 0 && len(tq.own) > 0 {
-		weak, err := r.uncovered(ctx, sc.Mode == models.ModeHelp, tq.own)
-		if err != nil {
-			return Found{}, err
-		}
-		if weak || len(tq.context) == 0 && hits[0].Cover < minCover {
-			hits = nil
-		}
+	if len(hits) > 0 && len(tq.own) > 0 && (weak || len(tq.context) == 0 && hits[0].Cover < minCover) {
+		hits = nil
 	}
 	return Found{Sources: hits, Query: query, Method: method}, nil
 }
