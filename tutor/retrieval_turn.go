@@ -1,7 +1,9 @@
 package tutor
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"aula/models"
 )
@@ -21,12 +23,8 @@ type Found struct {
 // may stand between a question and its first token.
 func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Message, sc Scope, k int) (Found, error) {
 	query, method := condense(text, recent)
-	tq := turnQuery{vec: r.vectors.start(ctx, query)}
-	own, weak, err := r.checkWords(ctx, sc.Mode == models.ModeHelp, questionTerms(text))
-	if err != nil {
-		return Found{}, err
-	}
-	tq.own, tq.bridge = own, translations(own)
+	tq := turnQuery{own: questionTerms(text), vec: r.vectors.start(ctx, query)}
+	tq.bridge = translations(tq.own)
 	if prior := priorTurns(recent); len(prior) > 0 {
 		tq.context = contextTerms(text, prior)
 		for _, p := range prior {
@@ -36,14 +34,35 @@ func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Me
 			}
 		}
 	}
+	// The words' check runs beside the search, so a class's questions
+	// wait for one statement, not two in a row; the rare question with a
+	// misspelt word near one the lessons hold searches again with it.
+	check := soon(true, func() wordCheck {
+		fixed, weak, err := r.checkWords(ctx, sc.Mode == models.ModeHelp, tq.own)
+		return wordCheck{fixed, weak, err}
+	})
 	hits, err := r.find(ctx, tq, sc, k)
-	if err != nil {
+	c := check()
+	if err = cmp.Or(err, c.err); err != nil {
 		return Found{}, err
 	}
-	if len(hits) > 0 && len(tq.own) > 0 && (weak || len(tq.context) == 0 && hits[0].Cover < minCover) {
+	if !slices.Equal(c.fixed, tq.own) {
+		tq.own, tq.bridge = c.fixed, translations(c.fixed)
+		if hits, err = r.find(ctx, tq, sc, k); err != nil {
+			return Found{}, err
+		}
+	}
+	if len(hits) > 0 && len(tq.own) > 0 && (c.weak || len(tq.context) == 0 && hits[0].Cover < minCover) {
 		hits = nil
 	}
 	return Found{Sources: hits, Query: query, Method: method}, nil
+}
+
+// wordCheck is checkWords' answer.
+type wordCheck struct {
+	fixed []string
+	weak  bool
+	err   error
 }
 
 // condense turns a follow-up into a standalone retrieval query with the
