@@ -61,16 +61,18 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 
 // TestUnknownChecksTogether has many questions check their words at the
 // same moment, so the checks share batched statements: each gets its own
-// unknown words, in its own order, as when checked alone.
+// unknown words, in its own order, with their near words, as when
+// checked alone.
 func TestUnknownChecksTogether(t *testing.T) {
 	db := pgtest.New(t)
 	seedChunks(t, db)
 	s := models.NewChunks(db.DB)
-	cases := []struct{ terms, want []string }{
-		{[]string{"'troncal'", "'zebra'", "'rout':*", "'zebra'|'vlan'"}, []string{"'zebra'"}},
-		{[]string{"'zebra'", "'giraffe':*"}, []string{"'zebra'", "'giraffe':*"}},
-		{[]string{"'switch'", "'vlan':*"}, nil},
-		{[]string{"'okapi'"}, []string{"'okapi'"}},
+	cases := []struct{ terms, want, near []string }{
+		{[]string{"'troncal'", "'zebra'", "'rout':*", "'zebra'|'vlan'"}, []string{"'zebra'"}, []string{""}},
+		{[]string{"'zebra'", "'giraffe':*"}, []string{"'zebra'", "'giraffe':*"}, []string{"", ""}},
+		{[]string{"'switch'", "'vlan':*"}, nil, nil},
+		{[]string{"'okapi'"}, []string{"'okapi'"}, []string{""}},
+		{[]string{"'zebra'", "'broadcst':*", "'vlan'"}, []string{"'zebra'", "'broadcst':*"}, []string{"", "broadcast"}},
 	}
 	manyAtOnce(t, 80, func(i int) error {
 		c := cases[i%len(cases)]
@@ -78,8 +80,12 @@ func TestUnknownChecksTogether(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if !slices.Equal(termsOf(got), c.want) {
-			return fmt.Errorf("unknown of %q = %q, want %q", c.terms, got, c.want)
+		var near []string
+		for _, u := range got {
+			near = append(near, u.Near)
+		}
+		if !slices.Equal(termsOf(got), c.want) || !slices.Equal(near, c.near) {
+			return fmt.Errorf("unknown of %q = %+v, want %q near %q", c.terms, got, c.want, c.near)
 		}
 		return nil
 	})
