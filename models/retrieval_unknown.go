@@ -47,12 +47,15 @@ const (
 
 // nearLookup joins each unknown term (d.t) to the known word nearest
 // its first word, through lesson_terms' trigram index (migration 00108);
-// only used where that index exists.
+// only used where that index exists. The first letters are compared
+// with starts_with, not =: as an equality PostgreSQL hash-joined on it
+// and read the whole table instead of the index (2 ms a word among the
+// 10,000 lessons' 20,000 words, 0.05 ms on the index).
 var nearLookup = `LEFT JOIN LATERAL (SELECT v.lexeme FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(d.t, '''', 2))),
 			tsvector_to_array(to_tsvector('spanish', split_part(d.t, '''', 2))))) AS s
 		JOIN lesson_terms v ON v.lexeme % s AND v.sections > 0 AND similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + `
 			AND abs(char_length(v.lexeme) - char_length(split_part(d.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
-			AND left(v.lexeme, 1) = left(s, 1) AND v.lexeme !~ '[^[:alnum:]]'
+			AND starts_with(v.lexeme, left(s, 1)) AND v.lexeme !~ '[^[:alnum:]]'
 		WHERE char_length(split_part(d.t, '''', 2)) >= ` + fmt.Sprint(NearRunes) + `
 		ORDER BY similarity(v.lexeme, s) DESC, v.sections DESC, v.lexeme LIMIT 1) n ON true`
 
