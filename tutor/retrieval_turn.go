@@ -37,8 +37,8 @@ func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Me
 	// did; the rare question with a misspelt word near one the lessons
 	// hold searches again with it. Run beside the search instead, the two
 	// batched statements of a class's burst contended for the same cores
-	// and the first token came 15–25 ms later at 200 students at once
-	// (README, "Misspellings, measured").
+	// and the first token came about 15 ms later at 200 students at
+	// once (README, "Misspellings, measured").
 	hits, err := r.find(ctx, tq, sc, k)
 	if err != nil {
 		return Found{}, err
