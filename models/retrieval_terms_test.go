@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"gorm.io/gorm"
 
 	"aula/internal/pgtest"
 	"aula/models"
@@ -155,5 +158,55 @@ func TestUnknownFindsTheNearWord(t *testing.T) {
 	}
 	if len(got) != 5 {
 		t.Errorf("without pg_trgm: %d unknown terms, want 5: %v", len(got), got)
+	}
+}
+
+// Authors publishing at once each rewrite a lesson's sections in a
+// transaction (delete them, insert the new ones), and their lessons share
+// words: the triggers keeping lesson_terms lock its rows in one order,
+// so no two publishes deadlock, and the counts come out right.
+func TestLessonTermsPublishedAtOnce(t *testing.T) {
+	db := pgtest.New(t)
+	seedChunks(t, db)
+	const authors = 12
+	words := strings.Fields("vlan switch trunk port router route network frame tagging access mask subnet host prefix")
+	for a := range authors {
+		if err := db.Exec(`INSERT INTO lessons (id, module_id, title, language, content_md, content_hash) VALUES (?, 1, ?, 'en', 'x', 'x')`,
+			fmt.Sprintf("l%d", a), fmt.Sprintf("Lesson %d", a)).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := func(a, round, section int) string {
+		var out []string
+		for k := range words {
+			out = append(out, words[(k*(a+1)+round+section)%len(words)])
+		}
+		return strings.Join(out, " ")
+	}
+	manyAtOnce(t, authors, func(a int) error {
+		for round := range 4 {
+			err := db.Transaction(func(tx *gorm.DB) error {
+				if err := tx.Exec(`DELETE FROM lesson_chunks WHERE lesson_id = ?`, fmt.Sprintf("l%d", a)).Error; err != nil {
+					return err
+				}
+				return tx.Exec(`INSERT INTO lesson_chunks (lesson_id, position, heading, anchor, text, hash)
+					VALUES (?, 0, 'A', 'a', ?, 'h'), (?, 1, 'B', 'b', ?, 'h')`,
+					fmt.Sprintf("l%d", a), text(a, round, 0), fmt.Sprintf("l%d", a), text(a, round, 1)).Error
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	var wrong []string
+	if err := db.Raw(`SELECT t.lexeme FROM lesson_terms t FULL JOIN (
+			SELECT w, count(*) AS n FROM (SELECT DISTINCT c.id, w FROM lesson_chunks c,
+				unnest(array_cat(tsvector_to_array(c.tsv_en), tsvector_to_array(c.tsv_es)) || '{""}') AS w) x GROUP BY w) c
+			ON c.w = t.lexeme WHERE coalesce(t.sections, 0) <> coalesce(c.n, 0)`).Scan(&wrong).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(wrong) > 0 {
+		t.Errorf("lesson_terms counts differ from the sections for %q", wrong)
 	}
 }
