@@ -118,23 +118,11 @@ func TestUnknownFindsTheNearWord(t *testing.T) {
 		{"'autoconfigure':*", ""},       // "configur" shares most of it, but is 4 letters shorter
 		{"'broadcst':*|'difusion'", ""}, // a translation known: not unknown at all
 	}
-	near := func(s *models.Chunks) map[string]string {
-		t.Helper()
-		var terms []string
-		for _, c := range cases {
-			terms = append(terms, c.term)
-		}
-		got, err := s.Unknown(context.Background(), false, terms)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]string{}
-		for _, u := range got {
-			m[u.Term] = u.Near
-		}
-		return m
+	var terms []string
+	for _, c := range cases {
+		terms = append(terms, c.term)
 	}
-	got := near(models.NewChunks(db.DB))
+	got := nearWords(t, db, false, terms)
 	for _, c := range cases {
 		n, unknown := got[c.term]
 		if c.term == "'broadcst':*|'difusion'" {
@@ -152,7 +140,7 @@ func TestUnknownFindsTheNearWord(t *testing.T) {
 		CREATE OR REPLACE FUNCTION enable_term_trigrams() RETURNS boolean LANGUAGE sql AS 'SELECT false'`).Error; err != nil {
 		t.Fatal(err)
 	}
-	got = near(models.NewChunks(db.DB))
+	got = nearWords(t, db, false, terms)
 	if n, unknown := got["'broadcst':*"]; !unknown || n != "" {
 		t.Errorf("without pg_trgm: broadcst unknown %v, near %q; want unknown, no near word", unknown, n)
 	}
@@ -209,4 +197,48 @@ func TestLessonTermsPublishedAtOnce(t *testing.T) {
 	if len(wrong) > 0 {
 		t.Errorf("lesson_terms counts differ from the sections for %q", wrong)
 	}
+}
+
+// The help check finds near words among the help articles' own words
+// (they have no word table), and none without pg_trgm.
+func TestUnknownHelpFindsTheNearWord(t *testing.T) {
+	db := pgtest.New(t)
+	for _, q := range []string{
+		`INSERT INTO help_articles (id, title, language, content_md, content_hash) VALUES ('quotas', 'Quotas', 'en', 'x', 'x')`,
+		`INSERT INTO help_chunks (article_id, position, heading, anchor, text, hash) VALUES
+			('quotas', 0, 'Reaching your limit', 'limit', 'When you reach your monthly quota the tutor stops answering.', 'h')`,
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func() map[string]string {
+		t.Helper()
+		return nearWords(t, db, true, []string{"'quotta':*", "'zebra'", "'reach':*"})
+	}
+	if got := check(); len(got) != 2 || got["'quotta':*"] != "quota" || got["'zebra'"] != "" {
+		t.Errorf("help check = %v, want quotta near quota and zebra unknown", got)
+	}
+	if err := db.Exec(`DROP EXTENSION pg_trgm CASCADE;
+		CREATE OR REPLACE FUNCTION enable_term_trigrams() RETURNS boolean LANGUAGE sql AS 'SELECT false'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if got := check(); len(got) != 2 || got["'quotta':*"] != "" {
+		t.Errorf("without pg_trgm: help check = %v, want both unknown, no near word", got)
+	}
+}
+
+// nearWords runs a fresh store's check of terms: each unknown term with
+// its near word ("" none).
+func nearWords(t *testing.T, db *pgtest.DB, help bool, terms []string) map[string]string {
+	t.Helper()
+	got, err := models.NewChunks(db.DB).Unknown(context.Background(), help, terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, u := range got {
+		m[u.Term] = u.Near
+	}
+	return m
 }

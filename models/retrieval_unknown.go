@@ -46,27 +46,49 @@ const (
 )
 
 // nearLookup joins each unknown term (d.t) to the known word nearest
-// its first word, through lesson_terms' trigram index (migration 00108);
-// only used where that index exists. The first letters are compared
-// with starts_with, not =: as an equality PostgreSQL hash-joined on it
-// and read the whole table instead of the index (2 ms a word among the
-// 10,000 lessons' 20,000 words, 0.05 ms on the index).
-var nearLookup = `LEFT JOIN LATERAL (SELECT v.lexeme FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(d.t, '''', 2))),
+// its first word among words (a relation v of lexeme and sections):
+// lessonWords, read through lesson_terms' trigram index (migration
+// 00108), or helpWords. Only used where pg_trgm is there. The first
+// letters are compared with starts_with, not =: as an equality
+// PostgreSQL hash-joined on it and read the whole table instead of the
+// index (2 ms a word among the 10,000 lessons' 20,000 words, 0.05 ms on
+// the index).
+func nearLookup(words string) string {
+	return `LEFT JOIN LATERAL (SELECT v.lexeme FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(d.t, '''', 2))),
 			tsvector_to_array(to_tsvector('spanish', split_part(d.t, '''', 2))))) AS s
-		JOIN lesson_terms v ON v.lexeme % s AND v.sections > 0 AND similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + `
+		JOIN ` + words + ` ON v.lexeme % s AND v.sections > 0 AND similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + `
 			AND abs(char_length(v.lexeme) - char_length(split_part(d.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
 			AND starts_with(v.lexeme, left(s, 1)) AND v.lexeme !~ '[^[:alnum:]]'
 		WHERE char_length(split_part(d.t, '''', 2)) >= ` + fmt.Sprint(NearRunes) + `
 		ORDER BY similarity(v.lexeme, s) DESC, v.sections DESC, v.lexeme LIMIT 1) n ON true`
+}
+
+// The words a near word is looked for among: the lessons' (kept by
+// triggers, indexed) and the help articles' (a few thousand, read from
+// their vectors when a help question has an unknown word).
+const (
+	lessonWords = `lesson_terms v`
+	helpWords   = `(SELECT w AS lexeme, count(*) AS sections FROM help_chunks c,
+		unnest(array_cat(tsvector_to_array(c.tsv_en), tsvector_to_array(c.tsv_es))) AS w GROUP BY w) v`
+)
 
 // nearTermSQL is one question's check with each unknown word's near one.
-var nearTermSQL = `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknownTermsSQL + `) d ` + nearLookup + ` ORDER BY d.o`
+var nearTermSQL = `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknownTermsSQL + `) d ` + nearLookup(lessonWords) + ` ORDER BY d.o`
 
-// unknownOnlySQL is the check without the trigram index: no word is near.
+// unknownOnlySQL is the check without pg_trgm: no word is near.
 const unknownOnlySQL = `SELECT d.t, '' AS near FROM (` + unknownTermsSQL + `) d ORDER BY d.o`
 
-const unknownHelpTermsSQL = `SELECT t, '' AS near FROM unnest(string_to_array(@terms, ' ')) AS t
-	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))`
+// unknownHelpTermsSQL is unknownTermsSQL for the help articles, which
+// have no word table: few enough to match each word against.
+const unknownHelpTermsSQL = `SELECT t, o FROM unnest(string_to_array(@terms, ' ')) WITH ORDINALITY AS x(t, o)
+	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))
+	OFFSET 0`
+
+// The help check with and without near words.
+var (
+	helpNearSQL = `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknownHelpTermsSQL + `) d ` + nearLookup(helpWords) + ` ORDER BY d.o`
+	helpOnlySQL = `SELECT d.t, '' AS near FROM (` + unknownHelpTermsSQL + `) d ORDER BY d.o`
+)
 
 // unknownManySQL runs the lesson check for many questions in one
 // statement: the unknown terms of each input i, and with near each
@@ -81,7 +103,7 @@ func unknownManySQL(near bool) string {
 		return u + `SELECT u.i, u.t, '' AS near FROM u ORDER BY u.i, u.o`
 	}
 	return u + `SELECT u.i, u.t, d.near FROM u JOIN (SELECT d.t, coalesce(n.lexeme, '') AS near
-		FROM (SELECT DISTINCT t FROM u) d ` + nearLookup + `) d USING (t) ORDER BY u.i, u.o`
+		FROM (SELECT DISTINCT t FROM u) d ` + nearLookup(lessonWords) + `) d USING (t) ORDER BY u.i, u.o`
 }
 
 // UnknownTerm is a question's term no section holds, with Near, the
@@ -134,10 +156,16 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]Unkn
 	if !help {
 		return s.unknown.get(ctx, unknownKey{Terms: strings.Join(terms, " ")})
 	}
+	db := conn(ctx, s.db)
+	query := helpOnlySQL
+	if on, err := s.trigrams.enabled(db); err != nil {
+		return nil, err
+	} else if on {
+		query = helpNearSQL
+	}
 	var out []UnknownTerm
-	err := conn(ctx, s.db).Raw(unknownHelpTermsSQL, sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error
-	if err != nil {
-		return nil, fmt.Errorf("unknown terms: %w", err)
+	if err := db.Raw(query, sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("unknown help terms: %w", err)
 	}
 	return out, nil
 }

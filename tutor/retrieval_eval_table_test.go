@@ -13,15 +13,15 @@ import (
 // language (the goal of issue 30 is recall@1 0.90, recall@3 0.97 and none
 // precision 0.9): a change to retrieval that drops below it fails
 // TestRetrievalEval. Raise it with every change that stays. The typo
-// dialogues (12, 25 turns) lowered what the set scores: before the
+// dialogues (15, 31 turns) lowered what the set scores: before the
 // trigram correction it scored recall@1 0.848 and none precision 0.67
-// (three misspelt questions taken for uncovered ones), after it 0.866
+// (three misspelt questions taken for uncovered ones), after it 0.865
 // and 0.86 (one: "route sumarization", see the README).
 var evalFloor = map[string]evalScores{
 	"all":       {r1: 0.86, r3: 0.97, nonePrec: 0.85, noneRecall: 0.26},
 	"lang en":   {r1: 0.86, r3: 0.96},
 	"lang es":   {r1: 0.86, r3: 0.98},
-	"kind typo": {r1: 0.81, r3: 0.95},
+	"kind typo": {r1: 0.82, r3: 0.96},
 }
 
 // evalScores are the figures of a group of turns.
