@@ -79,6 +79,11 @@ type Options struct {
 	CompletionTokens int
 	// Embed scripts the OpenAI embeddings endpoint (embeddings.go).
 	Embed EmbedOptions
+	// LimitTokens stops each stream after the request's max_tokens, as a
+	// real model does: a benchmark's title calls (32 tokens) then end as
+	// soon as a real title would, instead of streaming the whole answer
+	// beside the next questions.
+	LimitTokens bool
 }
 
 // Message is one chat message as the fake received it. Roles are normalised
@@ -350,10 +355,14 @@ func (st *reply) usage() [2]int {
 
 // tokens are what this reply streams.
 func (st *reply) tokens() []string {
+	out := st.s.opts.Tokens
 	if st.s.opts.Respond != nil {
-		return st.s.opts.Respond(st.req)
+		out = st.s.opts.Respond(st.req)
 	}
-	return st.s.opts.Tokens
+	if st.s.opts.LimitTokens && st.req.MaxTokens > 0 && len(out) > st.req.MaxTokens {
+		out = out[:st.req.MaxTokens]
+	}
+	return out
 }
 
 // hold is the channel this reply waits on after its first token, or nil.

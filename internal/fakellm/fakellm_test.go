@@ -58,3 +58,31 @@ func TestCloseReleasesHeldStream(t *testing.T) {
 		t.Errorf("recorded request = %+v", got)
 	}
 }
+
+// With LimitTokens a stream ends after the request's max_tokens, as a
+// real model's does; without it, or without max_tokens, it streams all.
+func TestLimitTokensStopsAtMaxTokens(t *testing.T) {
+	tokens := []string{"a ", "b ", "c ", "d "}
+	cases := []struct {
+		limit bool
+		body  string
+		want  int // "data:" chunks carrying a token
+	}{
+		{true, `{"model":"m","max_tokens":2,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, 2},
+		{true, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, 4},
+		{false, `{"model":"m","max_tokens":2,"stream":true,"messages":[{"role":"user","content":"hi"}]}`, 4},
+	}
+	for _, c := range cases {
+		srv := fakellm.Start(t, fakellm.OpenAI, fakellm.Options{Tokens: tokens, LimitTokens: c.limit})
+		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		// The first chunk carries the role and an empty content.
+		if got := strings.Count(string(b), `"content":"`) - strings.Count(string(b), `"content":""`); got != c.want {
+			t.Errorf("limit %v, %s: %d tokens streamed, want %d\n%s", c.limit, c.body, got, c.want, b)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func buildRelay(b *testing.B) string {
 // says which.
 func floorRun(b *testing.B, n int, door string) classRow {
 	b.Helper()
-	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50})
+	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50, LimitTokens: true})
 	row := classRow{Door: door, N: n}
 	row.ProvFirst50, row.ProvFirst99 = providerFirstTokens(b, fake.URL, n)
 

@@ -169,7 +169,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
 // steady state.
 func classRun(b *testing.B, n int, door string) []classRow {
 	b.Helper()
-	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50})
+	fake := fakellm.Start(b, fakellm.OpenAI, fakellm.Options{Tokens: classAnswer, TokensPerSecond: 50, LimitTokens: true})
 	row := classRow{Door: door, N: n}
 	row.ProvFirst50, row.ProvFirst99 = providerFirstTokens(b, fake.URL, n)
 
