@@ -33,6 +33,8 @@ type Service struct {
 	// overQuota holds the users refused for the month's quota (user id →
 	// month), whose questions get no early provider call (early.go).
 	overQuota sync.Map
+	// titles holds a token per thread being named (title.go, titleSlots).
+	titles chan struct{}
 	// stopEmbed and embedDone end and await the embed loop (embed_pass.go).
 	stopEmbed context.CancelFunc
 	embedDone chan struct{}
@@ -47,6 +49,7 @@ func New(cfg Config) *Service {
 		convs: models.NewConversations(cfg.DB), msgs: models.NewMessages(cfg.DB),
 		quotas: models.NewQuotas(cfg.DB), routes: models.NewAIRoutes(cfg.DB), users: models.NewUsers(cfg.DB),
 		checks: models.NewChecks(cfg.DB), retr: NewRetriever(cfg.DB), streams: streams,
+		titles: make(chan struct{}, titleSlots),
 	}
 	s.retr.vectors = newVectors(cfg.DB, cfg, s.log)
 	return s

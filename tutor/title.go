@@ -14,6 +14,16 @@ import (
 // the first question's title stays.
 const titleTimeout = 10 * time.Second
 
+// titleSlots is how many threads are named at once, and titleQueueWait
+// how long a thread waits for its turn before its first question's title
+// simply stays. A class's new threads end their first answers together;
+// named all at once, their 200 title calls landed on the class's next
+// questions (README, "A class asking again").
+const (
+	titleSlots     = 4
+	titleQueueWait = time.Minute
+)
+
 // titleMaxWords is the longest title the title route may give.
 const titleMaxWords = 8
 
@@ -29,6 +39,10 @@ func titleSystem(lang string) string {
 // stays when the route is offline, fails or is slow.
 func (s *Service) nameThread(j *job, lang string) {
 	_ = s.streams.Launch(func() {
+		if !s.titleTurn() {
+			return
+		}
+		defer func() { <-s.titles }()
 		ctx, cancel := context.WithTimeout(context.Background(), titleTimeout)
 		defer cancel()
 		title := s.askTitle(ctx, j.plain, lang)
@@ -39,6 +53,21 @@ func (s *Service) nameThread(j *job, lang string) {
 			s.log.Warn("tutor: store thread title", "conversation", j.conv.ID, "err", err)
 		}
 	})
+}
+
+// titleTurn waits for one of the titleSlots; false when the wait ran
+// past titleQueueWait or the service is stopping (shutdown does not wait
+// for a queue of titles).
+func (s *Service) titleTurn() bool {
+	wait := time.NewTimer(titleQueueWait)
+	defer wait.Stop()
+	select {
+	case s.titles <- struct{}{}:
+		return true
+	case <-wait.C:
+	case <-s.streams.Stopping():
+	}
+	return false
 }
 
 // askTitle is the title route's title for question, "" when there is none.

@@ -2,6 +2,7 @@ package tutor
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -108,6 +109,58 @@ func TestTitleSettledKeepsTheTitle(t *testing.T) {
 		}
 		if settled != tc.settles {
 			t.Errorf("%q: settled before the end %v, want %v", tc.raw, settled, tc.settles)
+		}
+	}
+}
+
+// TestTitlesQueue: threads whose first answers end together are named a
+// few at a time (titleSlots), the rest waiting their turn, and every one
+// is named in the end: a class's burst of titles does not land at once
+// on its next questions.
+func TestTitlesQueue(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.CheckCredentials = func(string, Credentials) error { return nil } })
+	f.exec(`UPDATE ai_routes SET provider = 'ollama', model = 'small' WHERE use_case = 'title'`)
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	entered := make(chan struct{}, 100)
+	release := make(chan struct{})
+	f.prov.set(func(ctx context.Context, req Request, on func(string) error) (Usage, error) {
+		if req.Mode != "title" {
+			return emit("An answer.")(ctx, req, on)
+		}
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		entered <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return emit("Named")(ctx, req, on)
+	})
+	const threads = 3 * titleSlots
+	u := f.user(models.PlanPro)
+	var convs []string
+	for i := range threads {
+		c := f.conv(u, models.ModeTutor, "", "")
+		f.ask(u, c, fmt.Sprintf("Question number %d about VLANs", i))
+		convs = append(convs, c)
+	}
+	for range threads {
+		<-entered // a title call is in the provider; let one go
+		release <- struct{}{}
+	}
+	f.svc.Drain(context.Background())
+	if most > titleSlots {
+		t.Errorf("%d title calls at once; want at most %d", most, titleSlots)
+	}
+	for _, c := range convs {
+		if got := f.titleOf(c); got != "Named" {
+			t.Errorf("thread %s titled %q; want every thread named in the end", c, got)
 		}
 	}
 }
