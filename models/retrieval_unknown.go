@@ -19,7 +19,7 @@ import (
 // [s, s + chr(1)), in its C collation), read up to its first row. An OR
 // of the exact and the prefix condition made PostgreSQL read the whole
 // table for each word instead (2.3 ms a question on the demo content,
-// 0.06 ms now). OFFSET 0 keeps the check before nearTermSQL's join, so
+// 0.06 ms now). OFFSET 0 keeps the check before nearLookup's join, so
 // only the unknown words look for a near one.
 const unknownTermsSQL = `SELECT t, o FROM unnest(string_to_array(@terms, ' ')) WITH ORDINALITY AS x(t, o)
 	WHERE NOT EXISTS (SELECT 1 FROM unnest(string_to_array(t, '|')) AS p
@@ -72,23 +72,21 @@ const (
 		unnest(array_cat(tsvector_to_array(c.tsv_en), tsvector_to_array(c.tsv_es))) AS w GROUP BY w) v`
 )
 
-// nearTermSQL is one question's check with each unknown word's near one.
-var nearTermSQL = `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknownTermsSQL + `) d ` + nearLookup(lessonWords) + ` ORDER BY d.o`
-
-// unknownOnlySQL is the check without pg_trgm: no word is near.
-const unknownOnlySQL = `SELECT d.t, '' AS near FROM (` + unknownTermsSQL + `) d ORDER BY d.o`
-
 // unknownHelpTermsSQL is unknownTermsSQL for the help articles, which
 // have no word table: few enough to match each word against.
 const unknownHelpTermsSQL = `SELECT t, o FROM unnest(string_to_array(@terms, ' ')) WITH ORDINALITY AS x(t, o)
 	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))
 	OFFSET 0`
 
-// The help check with and without near words.
-var (
-	helpNearSQL = `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknownHelpTermsSQL + `) d ` + nearLookup(helpWords) + ` ORDER BY d.o`
-	helpOnlySQL = `SELECT d.t, '' AS near FROM (` + unknownHelpTermsSQL + `) d ORDER BY d.o`
-)
+// checkSQL is one question's check: the unknown terms of unknown
+// (unknownTermsSQL or unknownHelpTermsSQL) in the question's order, each
+// with its near word among words when near (pg_trgm is there), else "".
+func checkSQL(unknown, words string, near bool) string {
+	if !near {
+		return `SELECT d.t, '' AS near FROM (` + unknown + `) d ORDER BY d.o`
+	}
+	return `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknown + `) d ` + nearLookup(words) + ` ORDER BY d.o`
+}
 
 // unknownManySQL runs the lesson check for many questions in one
 // statement: the unknown terms of each input i, and with near each
@@ -157,14 +155,12 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]Unkn
 		return s.unknown.get(ctx, unknownKey{Terms: strings.Join(terms, " ")})
 	}
 	db := conn(ctx, s.db)
-	query := helpOnlySQL
-	if on, err := s.trigrams.enabled(db); err != nil {
+	on, err := s.trigrams.enabled(db)
+	if err != nil {
 		return nil, err
-	} else if on {
-		query = helpNearSQL
 	}
 	var out []UnknownTerm
-	if err := db.Raw(query, sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
+	if err := db.Raw(checkSQL(unknownHelpTermsSQL, helpWords, on), sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("unknown help terms: %w", err)
 	}
 	return out, nil
@@ -177,13 +173,9 @@ func (s *Chunks) readUnknown(db *gorm.DB, ins []unknownKey) ([][]UnknownTerm, er
 	if err != nil {
 		return nil, err
 	}
-	query := unknownOnlySQL
-	if on {
-		query = nearTermSQL
-	}
 	out := make([][]UnknownTerm, len(ins))
 	if len(ins) == 1 {
-		err := db.Raw(query, sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
+		err := db.Raw(checkSQL(unknownTermsSQL, lessonWords, on), sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
 		if err != nil {
 			return nil, fmt.Errorf("unknown terms: %w", err)
 		}
