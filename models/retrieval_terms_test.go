@@ -200,7 +200,8 @@ func TestLessonTermsPublishedAtOnce(t *testing.T) {
 }
 
 // The help check finds near words among the help articles' own words
-// (they have no word table), and none without pg_trgm.
+// (help_terms, which follows the help sections as lesson_terms follows the
+// lessons'), and none without pg_trgm.
 func TestUnknownHelpFindsTheNearWord(t *testing.T) {
 	db := pgtest.New(t)
 	for _, q := range []string{
@@ -218,6 +219,12 @@ func TestUnknownHelpFindsTheNearWord(t *testing.T) {
 	}
 	if got := check(); len(got) != 2 || got["'quotta':*"] != "quota" || got["'zebra'"] != "" {
 		t.Errorf("help check = %v, want quotta near quota and zebra unknown", got)
+	}
+	if err := db.Exec(`UPDATE help_chunks SET heading = 'Limits', text = 'A zebra resets the quota.' WHERE article_id = 'quotas'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if got := check(); len(got) != 2 || got["'quotta':*"] != "quota" || got["'reach':*"] != "" {
+		t.Errorf("after the edit: help check = %v, want quotta near quota and reach unknown", got)
 	}
 	if err := db.Exec(`DROP EXTENSION pg_trgm CASCADE;
 		CREATE OR REPLACE FUNCTION enable_term_trigrams() RETURNS boolean LANGUAGE sql AS 'SELECT false'`).Error; err != nil {
@@ -241,4 +248,39 @@ func nearWords(t *testing.T, db *pgtest.DB, help bool, terms []string) map[strin
 		m[u.Term] = u.Near
 	}
 	return m
+}
+
+// An identifier written with its package ("sync.WaitGroup", "errors.Is")
+// is one token to PostgreSQL's parser; its parts are words of the section
+// too (migration 00110), so "WaitGroup" finds it, and the whole token
+// still does. A number with dots stays whole.
+func TestIdentifiersMatchByTheirParts(t *testing.T) {
+	db := pgtest.New(t)
+	for _, q := range []string{
+		`INSERT INTO paths (id, slug, title, language) VALUES (1, 'go', 'Go', 'en')`,
+		`INSERT INTO modules (id, path_id, slug, title) VALUES (1, 1, 'm1', 'Concurrency')`,
+		`INSERT INTO lessons (id, module_id, title, language, content_md, content_hash) VALUES ('conc', 1, 'Concurrency', 'en', 'x', 'x')`,
+		`INSERT INTO lesson_chunks (lesson_id, position, heading, anchor, text, hash) VALUES
+			('conc', 0, 'Waiting with sync.WaitGroup', 'wg', 'Call wg.Done() when a goroutine ends.', 'h'),
+			('conc', 1, 'Addresses', 'addr', 'The host 10.20.30.40 is up.', 'h')`,
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := models.NewChunks(db.DB)
+	for _, match := range []string{"'waitgroup':*", "'sync.waitgroup'", "'done':*"} {
+		rows, err := s.Search(context.Background(), models.ChunkSearch{Lang: "en", Match: match, RankBy: match, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1 || rows[0].Anchor != "wg" {
+			t.Errorf("search %s = %v, want the WaitGroup section", match, rows)
+		}
+	}
+	var n int
+	db.Raw(`SELECT count(*) FROM lesson_terms WHERE lexeme IN ('10', '20', '30', '40') AND sections > 0`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d parts of an address counted as words, want none", n)
+	}
 }

@@ -11,23 +11,25 @@ import (
 )
 
 // unknownTermsSQL returns the tsquery texts of @terms (space-separated,
-// each one word or several joined by |) none of whose words any lesson
-// section holds (lesson_terms, in either language's stemming; a prefix
-// any word it begins): the question names something the material never
-// mentions. A lookup of a few words, however many lessons there are:
-// each word one range of lesson_terms' index (a word alone is the range
-// [s, s + chr(1)), in its C collation), read up to its first row. An OR
-// of the exact and the prefix condition made PostgreSQL read the whole
-// table for each word instead (2.3 ms a question on the demo content,
-// 0.06 ms now). OFFSET 0 keeps the check before nearLookup's join, so
-// only the unknown words look for a near one.
-const unknownTermsSQL = `SELECT t, o FROM unnest(string_to_array(@terms, ' ')) WITH ORDINALITY AS x(t, o)
+// each one word or several joined by |) none of whose words any section
+// holds (words: lessonWords or helpWords, in either language's stemming;
+// a prefix any word it begins): the question names something the
+// material never mentions. A lookup of a few words, however many
+// sections there are: each word one range of the table's index (a word
+// alone is the range [s, s + chr(1)), in its C collation), read up to its
+// first row. An OR of the exact and the prefix condition made PostgreSQL
+// read the whole table for each word instead (2.3 ms a question on the
+// demo content, 0.06 ms now). OFFSET 0 keeps the check before
+// nearLookup's join, so only the unknown words look for a near one.
+func unknownTermsSQL(words string) string {
+	return `SELECT t, o FROM unnest(string_to_array(@terms, ' ')) WITH ORDINALITY AS x(t, o)
 	WHERE NOT EXISTS (SELECT 1 FROM unnest(string_to_array(t, '|')) AS p
 		CROSS JOIN LATERAL unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(p, '''', 2))),
 			tsvector_to_array(to_tsvector('spanish', split_part(p, '''', 2))))) AS s
-		CROSS JOIN LATERAL (SELECT FROM lesson_terms v WHERE v.lexeme >= s
+		CROSS JOIN LATERAL (SELECT FROM ` + words + ` WHERE v.lexeme >= s
 			AND v.lexeme < s || CASE WHEN p LIKE '%:*' THEN chr(1114111) ELSE chr(1) END AND v.sections > 0 LIMIT 1) v)
 	OFFSET 0`
+}
 
 // Misspellings: an unknown word of at least NearRunes letters is taken
 // for the sections' word closest to one of its stems by trigram
@@ -63,29 +65,23 @@ func nearLookup(words string) string {
 		ORDER BY similarity(v.lexeme, s) DESC, v.sections DESC, v.lexeme LIMIT 1) n ON true`
 }
 
-// The words a near word is looked for among: the lessons' (kept by
-// triggers, indexed) and the help articles' (a few thousand, read from
-// their vectors when a help question has an unknown word).
+// The words of the sections with how many sections hold each, kept by
+// triggers and indexed (migrations 00106 and 00111): the lessons' and the
+// help articles'. The help's were read from every help section's vectors
+// until 00111, 3–5 ms a help question with an unknown word.
 const (
 	lessonWords = `lesson_terms v`
-	helpWords   = `(SELECT w AS lexeme, count(*) AS sections FROM help_chunks c,
-		unnest(array_cat(tsvector_to_array(c.tsv_en), tsvector_to_array(c.tsv_es))) AS w GROUP BY w) v`
+	helpWords   = `help_terms v`
 )
 
-// unknownHelpTermsSQL is unknownTermsSQL for the help articles, which
-// have no word table: few enough to match each word against.
-const unknownHelpTermsSQL = `SELECT t, o FROM unnest(string_to_array(@terms, ' ')) WITH ORDINALITY AS x(t, o)
-	WHERE NOT EXISTS (SELECT 1 FROM help_chunks c WHERE c.tsv_en @@ to_tsquery('english', t) OR c.tsv_es @@ to_tsquery('spanish', t))
-	OFFSET 0`
-
-// checkSQL is one question's check: the unknown terms of unknown
-// (unknownTermsSQL or unknownHelpTermsSQL) in the question's order, each
-// with its near word among words when near (pg_trgm is there), else "".
-func checkSQL(unknown, words string, near bool) string {
+// checkSQL is one question's check: its terms no section of words
+// (lessonWords or helpWords) holds, in the question's order, each with
+// its near word among them when near (pg_trgm is there), else "".
+func checkSQL(words string, near bool) string {
 	if !near {
-		return `SELECT d.t, '' AS near FROM (` + unknown + `) d ORDER BY d.o`
+		return `SELECT d.t, '' AS near FROM (` + unknownTermsSQL(words) + `) d ORDER BY d.o`
 	}
-	return `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknown + `) d ` + nearLookup(words) + ` ORDER BY d.o`
+	return `SELECT d.t, coalesce(n.lexeme, '') AS near FROM (` + unknownTermsSQL(words) + `) d ` + nearLookup(words) + ` ORDER BY d.o`
 }
 
 // unknownManySQL runs the lesson check for many questions in one
@@ -96,7 +92,7 @@ func checkSQL(unknown, words string, near bool) string {
 // burst, 0.1–0.2 ms of PostgreSQL's CPU per answer).
 func unknownManySQL(near bool) string {
 	u := `WITH u AS MATERIALIZED (SELECT r.i, y.t, y.o FROM json_to_recordset(CAST(? AS json)) AS r(i int, terms text)
-		CROSS JOIN LATERAL (` + strings.ReplaceAll(unknownTermsSQL, "@terms", "r.terms") + `) y) `
+		CROSS JOIN LATERAL (` + strings.ReplaceAll(unknownTermsSQL(lessonWords), "@terms", "r.terms") + `) y) `
 	if !near {
 		return u + `SELECT u.i, u.t, '' AS near FROM u ORDER BY u.i, u.o`
 	}
@@ -160,7 +156,7 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]Unkn
 		return nil, err
 	}
 	var out []UnknownTerm
-	if err := db.Raw(checkSQL(unknownHelpTermsSQL, helpWords, on), sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
+	if err := db.Raw(checkSQL(helpWords, on), sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("unknown help terms: %w", err)
 	}
 	return out, nil
@@ -175,7 +171,7 @@ func (s *Chunks) readUnknown(db *gorm.DB, ins []unknownKey) ([][]UnknownTerm, er
 	}
 	out := make([][]UnknownTerm, len(ins))
 	if len(ins) == 1 {
-		err := db.Raw(checkSQL(unknownTermsSQL, lessonWords, on), sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
+		err := db.Raw(checkSQL(lessonWords, on), sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
 		if err != nil {
 			return nil, fmt.Errorf("unknown terms: %w", err)
 		}

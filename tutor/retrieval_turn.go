@@ -33,25 +33,24 @@ func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Me
 			}
 		}
 	}
-	// The words' check follows the search, as the "not covered" check
-	// did; the rare question with a misspelt word near one the lessons
-	// hold searches again with it. Run beside the search instead, the two
-	// batched statements of a class's burst contended for the same cores
-	// and the first token came about 15 ms later at 200 students at
-	// once (README, "Misspellings, measured").
-	hits, err := r.find(ctx, tq, sc, k)
-	if err != nil {
-		return Found{}, err
-	}
+	// The words' check comes first: a question with a misspelt word near
+	// one the lessons hold searches once, with it. (It followed the search
+	// until the help had its own word table, and a misspelt question
+	// searched twice: those were the slowest questions of the eval.) Run
+	// beside the search instead, the two batched statements of a class's
+	// burst contended for the same cores and the first token came about
+	// 15 ms later at 200 students at once (README, "Misspellings,
+	// measured").
 	fixed, weak, err := r.checkWords(ctx, sc.Mode == models.ModeHelp, tq.own)
 	if err != nil {
 		return Found{}, err
 	}
 	if !slices.Equal(fixed, tq.own) {
 		tq.own, tq.bridge = fixed, translations(fixed)
-		if hits, err = r.find(ctx, tq, sc, k); err != nil {
-			return Found{}, err
-		}
+	}
+	hits, err := r.find(ctx, tq, sc, k)
+	if err != nil {
+		return Found{}, err
 	}
 	if len(hits) > 0 && len(tq.own) > 0 && (weak || len(tq.context) == 0 && hits[0].Cover < minCover) {
 		hits = nil
