@@ -122,23 +122,28 @@ const rankTermsSQL = `terms AS (SELECT t, w, other, ctx, to_tsquery('english', m
 		CROSS JOIN LATERAL unnest(CASE WHEN ctx THEN ARRAY[t] ELSE string_to_array(t, '|') END) AS m WHERE t <> '')`
 
 // rankedSQL is the part every search shares once the candidates (cand:
-// id, lang, tsv) and each term's rarity (idf: t, idf) are known.
+// id, lang, tsv) and each term's rarity (idf: t, idf) are known. The
+// sections' text is read for the first @limit only (top): among 10,000
+// lessons a common word ranks 200, and reading every one's text cost
+// about 3 ms.
 func rankedSQL(cols, from, doc string) string {
 	return `hits AS (SELECT cand.id, terms.t, terms.w, terms.ctx, max(least(1, ts_rank('` + rankWeights + `', cand.tsv, CASE WHEN cand.lang = 'es' THEN terms.es ELSE terms.en END, ` + rankNorm + `))) AS r
 		FROM cand CROSS JOIN terms WHERE terms.ctx OR terms.other = (cand.lang <> @lang) GROUP BY cand.id, terms.t, terms.w, terms.ctx),
 	scored AS (SELECT hits.id, sum(hits.w * idf.idf * hits.r) AS s,
 		least(1, coalesce(sum(idf.idf) FILTER (WHERE hits.r > 0 AND NOT hits.ctx), 0)
 			/ (SELECT nullif(sum(idf.idf), 0) FROM idf WHERE idf.t IN (SELECT t FROM terms WHERE NOT terms.other AND NOT terms.ctx))) AS cover
-		FROM hits JOIN idf USING (t) GROUP BY hits.id)
-	SELECT ` + cols + `, coalesce(scored.cover, 0) AS cover,
+		FROM hits JOIN idf USING (t) GROUP BY hits.id),
+	top AS (SELECT c.id, coalesce(scored.cover, 0) AS cover,
 		(scored.s + CASE WHEN c.id = @prev THEN CAST(@prevbonus AS float8) ELSE 0 END)
 		* CASE WHEN ` + doc + ` = (SELECT ` + doc + ` FROM ` + from + ` WHERE c.id = @prev) THEN 1 + CAST(@prevlift AS float8) ELSE 1 END
 		* CASE WHEN c.anchor = '' THEN ` + introWeight + ` ELSE 1 END
 		* CASE WHEN l.language = @lang THEN 1
 			WHEN coalesce(scored.cover, 0) > coalesce((SELECT max(b.cover) FROM scored b JOIN cand USING (id) WHERE cand.lang = @lang), 0) THEN 1
 			ELSE CAST(@weight AS float8) END AS score
-	FROM scored JOIN ` + from + ` ON c.id = scored.id
-	ORDER BY score DESC, c.id LIMIT @limit`
+		FROM scored JOIN ` + from + ` ON c.id = scored.id
+		ORDER BY score DESC, c.id LIMIT @limit)
+	SELECT ` + cols + `, top.cover, top.score FROM top JOIN ` + from + ` ON c.id = top.id
+	ORDER BY top.score DESC, c.id`
 }
 
 // candSQL selects the chunks matching q's tsqueries en and es within

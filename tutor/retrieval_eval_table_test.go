@@ -37,6 +37,10 @@ type evalSummary struct {
 	by     map[string]evalScores
 	p50    time.Duration
 	p99    time.Duration
+	// passes is how many times the set was asked for bestP50 and bestP99
+	// (see timePasses).
+	passes           int
+	bestP50, bestP99 time.Duration
 }
 
 func score(rs []evalResult) evalScores {
@@ -94,15 +98,47 @@ func summarize(rs []evalResult) evalSummary {
 		s.by[g] = score(list)
 	}
 	slices.Sort(s.groups)
-	slices.Sort(took)
-	s.p50, s.p99 = took[len(took)/2], took[min(len(took)-1, len(took)*99/100)]
+	s.p50, s.p99 = percentiles(took)
 	return s
+}
+
+// percentiles are the p50 and p99 of took, which they sort.
+func percentiles(took []time.Duration) (p50, p99 time.Duration) {
+	slices.Sort(took)
+	return took[len(took)/2], took[min(len(took)-1, len(took)*99/100)]
+}
+
+// timePasses asks the set passes times more and keeps each question's
+// fastest time beside the first pass's: on this shared machine a
+// question's time in one pass is its own cost plus whatever else ran on
+// the two cores in that millisecond, and the slowest three of 246 (the
+// p99) were different questions in every run. The fastest of several is
+// what the question itself costs.
+// first is the first pass's results.
+func timePasses(t testing.TB, f *fixture, set evalSet, first []evalResult, s *evalSummary, passes int) {
+	t.Helper()
+	best := make([]time.Duration, len(first))
+	for j, r := range first {
+		best[j] = r.took
+	}
+	for range passes {
+		for j, r := range runEval(t, f, set) {
+			best[j] = min(best[j], r.took)
+		}
+	}
+	s.passes = passes + 1
+	s.bestP50, s.bestP99 = percentiles(best)
 }
 
 func (s evalSummary) table(title string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "retrieval eval, %s: %d turns, retrieval per question p50 %s, p99 %s\n", title, s.all.turns,
+	fmt.Fprintf(&b, "retrieval eval, %s: %d turns, retrieval per question p50 %s, p99 %s", title, s.all.turns,
 		s.p50.Round(10*time.Microsecond), s.p99.Round(10*time.Microsecond))
+	if s.passes > 1 {
+		fmt.Fprintf(&b, "; each question's best of %d passes p50 %s, p99 %s", s.passes,
+			s.bestP50.Round(10*time.Microsecond), s.bestP99.Round(10*time.Microsecond))
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "%-16s %5s %5s %9s %9s %6s %9s %9s\n", "", "turns", "answ", "recall@1", "recall@3", "MRR", "none-prec", "none-rec")
 	row := func(name string, x evalScores) {
 		fmt.Fprintf(&b, "%-16s %5d %5d %9.3f %9.3f %6.3f %9s %9s\n", name, x.turns, x.answerable, x.r1, x.r3, x.mrr,
