@@ -279,7 +279,9 @@ func TestIdentifiersMatchByTheirParts(t *testing.T) {
 		}
 	}
 	var n int
-	db.Raw(`SELECT count(*) FROM lesson_terms WHERE lexeme IN ('10', '20', '30', '40') AND sections > 0`).Scan(&n)
+	if err := db.Raw(`SELECT count(*) FROM lesson_terms WHERE lexeme IN ('10', '20', '30', '40') AND sections > 0`).Scan(&n).Error; err != nil {
+		t.Fatal(err)
+	}
 	if n != 0 {
 		t.Errorf("%d parts of an address counted as words, want none", n)
 	}

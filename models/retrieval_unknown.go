@@ -100,6 +100,22 @@ func unknownManySQL(near bool) string {
 		FROM (SELECT DISTINCT t FROM u) d ` + nearLookup(lessonWords) + `) d USING (t) ORDER BY u.i, u.o`
 }
 
+// The check statements, built once (every question makes a check), each
+// without and with the near-word lookup.
+var (
+	lessonCheckSQL = [2]string{checkSQL(lessonWords, false), checkSQL(lessonWords, true)}
+	helpCheckSQL   = [2]string{checkSQL(helpWords, false), checkSQL(helpWords, true)}
+	manyCheckSQL   = [2]string{unknownManySQL(false), unknownManySQL(true)}
+)
+
+// withNear indexes the check statements: 1 with the near-word lookup.
+func withNear(on bool) int {
+	if on {
+		return 1
+	}
+	return 0
+}
+
 // UnknownTerm is a question's term no section holds, with Near, the
 // sections' word (a lexeme) it is most likely a misspelling of, or "".
 type UnknownTerm struct {
@@ -156,7 +172,7 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]Unkn
 		return nil, err
 	}
 	var out []UnknownTerm
-	if err := db.Raw(checkSQL(helpWords, on), sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
+	if err := db.Raw(helpCheckSQL[withNear(on)], sql.Named("terms", strings.Join(terms, " "))).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("unknown help terms: %w", err)
 	}
 	return out, nil
@@ -171,7 +187,7 @@ func (s *Chunks) readUnknown(db *gorm.DB, ins []unknownKey) ([][]UnknownTerm, er
 	}
 	out := make([][]UnknownTerm, len(ins))
 	if len(ins) == 1 {
-		err := db.Raw(checkSQL(lessonWords, on), sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
+		err := db.Raw(lessonCheckSQL[withNear(on)], sql.Named("terms", ins[0].Terms)).Scan(&out[0]).Error
 		if err != nil {
 			return nil, fmt.Errorf("unknown terms: %w", err)
 		}
@@ -184,7 +200,7 @@ func (s *Chunks) readUnknown(db *gorm.DB, ins []unknownKey) ([][]UnknownTerm, er
 		I    int
 		T    string
 		Near string
-	}](db, "unknown terms", unknownManySQL(on), ins)
+	}](db, "unknown terms", manyCheckSQL[withNear(on)], ins)
 	if err != nil {
 		return nil, err
 	}
