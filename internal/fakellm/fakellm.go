@@ -105,6 +105,8 @@ type Request struct {
 	MaxTokens   int
 	// Inputs are the texts of an embeddings request.
 	Inputs []string
+	// At is when the request arrived.
+	At time.Time
 }
 
 // Server is a running fake provider.
@@ -213,6 +215,7 @@ type encoder interface {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, "read body", http.StatusBadRequest)
@@ -226,6 +229,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	req.At = at
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()

@@ -198,7 +198,7 @@ func (cb *classBrowser) browserAsk(base string, i int) (first, total time.Durati
 // browsersAtOnce has every student start typing (their pages open the
 // next answer's stream, a few at a time, not timed), then ask at the
 // same moment.
-func browsersAtOnce(base string, class []*classBrowser) (firsts, totals []time.Duration, errs int) {
+func browsersAtOnce(base string, class []*classBrowser) burst {
 	work := make(chan *classBrowser)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -220,7 +220,7 @@ func browsersAtOnce(base string, class []*classBrowser) (firsts, totals []time.D
 	close(work)
 	wg.Wait()
 	if len(failed) > 0 {
-		return nil, nil, len(class)
+		return burst{Errs: len(class)}
 	}
 	return atOnce(len(class), func(i int) (time.Duration, time.Duration, error) { return class[i].browserAsk(base, i) })
 }

@@ -81,9 +81,10 @@ func floorRun(b *testing.B, n int, door string) classRow {
 
 	pid := cmd.Process.Pid
 	before := cpuOf(pid, false)
-	firsts, totals, errs := askAtOnce(base+"/", make([]string, n))
+	got := askAtOnce(base+"/", make([]string, n))
 	row.AulaCPU = cpuOf(pid, false) - before
 	row.PeakRSS = peakRSS(pid)
-	row.timed(firsts, totals, errs)
+	row.timed(got)
+	row.Asked50 = asked(fake, got.At)
 	return row
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"aula/internal/fakellm"
 )
 
 // A class asks more than once: each round after the first asks once the
@@ -46,7 +48,7 @@ func classAgain(b *testing.B) int {
 // measureRound has the class ask once through ask and fills row with
 // its figures: first token, CPU of aula and of PostgreSQL, peak RSS, and
 // the answers this round stored complete and counted.
-func measureRound(b *testing.B, p *proc, db *sql.DB, row classRow, ask func() ([]time.Duration, []time.Duration, int)) classRow {
+func measureRound(b *testing.B, p *proc, db *sql.DB, fake *fakellm.Server, row classRow, ask func() burst) classRow {
 	b.Helper()
 	want := strings.Join(classAnswer, "")
 	stored := func() (complete, counted int) {
@@ -60,11 +62,12 @@ func measureRound(b *testing.B, p *proc, db *sql.DB, row classRow, ask func() ([
 	_ = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", p.cmd.Process.Pid), []byte("5"), 0)
 	pg := postmasterPID(b, db)
 	aulaBefore, pgBefore := cpuOf(p.cmd.Process.Pid, false), pgCPU(pg)
-	firsts, totals, errs := ask()
+	got := ask()
 	row.AulaCPU = cpuOf(p.cmd.Process.Pid, false) - aulaBefore
 	row.PGCPU = pgCPU(pg) - pgBefore
 	row.PeakRSS = peakRSS(p.cmd.Process.Pid)
-	row.timed(firsts, totals, errs)
+	row.timed(got)
+	row.Asked50 = asked(fake, got.At)
 	waitFor(b, time.Minute, "every answer settled", func() bool {
 		var streaming int
 		scan(b, db, `SELECT count(*) FROM messages WHERE status = 'streaming'`, nil, &streaming)

@@ -73,6 +73,9 @@ type classRow struct {
 	PeakRSS                  int64 // KiB
 	Complete, Errors         int
 	Counted                  int // questions counted in plan_usage
+	// Asked50 is the p50 of the time from the class's moment to the
+	// provider's receiving the answer's request.
+	Asked50 time.Duration
 	// Round is the class's how-manieth question (0 and 1 the first):
 	// each later round asks once the one before is stored (see classRun).
 	Round int
@@ -116,10 +119,10 @@ func BenchmarkClass(b *testing.B) {
 }
 
 // timed records the class's first-chunk and total times and its errors.
-func (r *classRow) timed(firsts, totals []time.Duration, errs int) {
-	r.Errors = errs
-	r.First50, r.First99 = pct(firsts, 50), pct(firsts, 99)
-	r.Total50, r.Total99 = pct(totals, 50), pct(totals, 99)
+func (r *classRow) timed(got burst) {
+	r.Errors = got.Errs
+	r.First50, r.First99 = pct(got.Firsts, 50), pct(got.Firsts, 99)
+	r.Total50, r.Total99 = pct(got.Totals, 50), pct(got.Totals, 99)
 }
 
 // goal is the row's first token against issue 12's allowance, computed
@@ -199,11 +202,11 @@ func classRun(b *testing.B, n int, door string) []classRow {
 			b.Fatal(err)
 		}
 	}
-	ask := func() ([]time.Duration, []time.Duration, int) { return askAtOnce(p.base+apiStreamPath, tokens) }
+	ask := func() burst { return askAtOnce(p.base+apiStreamPath, tokens) }
 	again := func() error { return nil }
 	switch door {
 	case doorOne:
-		ask = func() ([]time.Duration, []time.Duration, int) {
+		ask = func() burst {
 			return askAtOnce(p.base+apiStreamPath, slices.Repeat(tokens, n))
 		}
 	case doorBrowser:
@@ -211,17 +214,17 @@ func classRun(b *testing.B, n int, door string) []classRow {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ask = func() ([]time.Duration, []time.Duration, int) { return browsersAtOnce(p.base, class) }
+		ask = func() burst { return browsersAtOnce(p.base, class) }
 		again = func() error { return rereadThreads(p.base, class) }
 	}
-	rows := []classRow{measureRound(b, p, db, row, ask)}
+	rows := []classRow{measureRound(b, p, db, fake, row, ask)}
 	for round := 2; door != doorOne && round <= 1+classAgain(b); round++ {
 		if err := again(); err != nil {
 			b.Fatal(err)
 		}
 		next := row
 		next.Round = round
-		rows = append(rows, measureRound(b, p, db, next, ask))
+		rows = append(rows, measureRound(b, p, db, fake, next, ask))
 	}
 	// Each run's process goes now: a class size after another must not
 	// find the cluster's connections held by the ones before.
@@ -265,7 +268,7 @@ const apiStreamPath = "/api/v1/tutor/stream"
 
 // askAtOnce has every token ask at url at the same moment and read its
 // stream to the end; it returns each answer's first-chunk and total times.
-func askAtOnce(url string, tokens []string) (firsts, totals []time.Duration, errs int) {
+func askAtOnce(url string, tokens []string) burst {
 	client := newClassClient(len(tokens))
 	return atOnce(len(tokens), func(i int) (time.Duration, time.Duration, error) {
 		body := fmt.Sprintf(`{"message":%q}`, classQuestion(i))
@@ -279,11 +282,20 @@ func newClassClient(n int) *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
 }
 
+// burst is one class's asks at once: each answer's first-chunk and total
+// times, the failed asks, and the moment they were let go.
+type burst struct {
+	Firsts, Totals []time.Duration
+	Errs           int
+	At             time.Time
+}
+
 // atOnce runs n asks at the same moment and collects their first-token
 // and total times; a failed ask counts as an error.
-func atOnce(n int, ask func(i int) (first, total time.Duration, err error)) (firsts, totals []time.Duration, errs int) {
+func atOnce(n int, ask func(i int) (first, total time.Duration, err error)) burst {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	var got burst
 	gate := make(chan struct{})
 	for i := range n {
 		wg.Go(func() {
@@ -292,15 +304,29 @@ func atOnce(n int, ask func(i int) (first, total time.Duration, err error)) (fir
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				errs++
+				got.Errs++
 				return
 			}
-			firsts, totals = append(firsts, first), append(totals, total)
+			got.Firsts, got.Totals = append(got.Firsts, first), append(got.Totals, total)
 		})
 	}
+	got.At = time.Now()
 	close(gate)
 	wg.Wait()
-	return firsts, totals, errs
+	return got
+}
+
+// asked is the p50 of the time from the class's moment to the provider's
+// receiving an answer's request (the title calls, 32 tokens, are not
+// answers): how long the door took to call the provider.
+func asked(fake *fakellm.Server, at time.Time) time.Duration {
+	var since []time.Duration
+	for _, r := range fake.Requests() {
+		if r.At.After(at) && r.MaxTokens != 32 {
+			since = append(since, r.At.Sub(at))
+		}
+	}
+	return pct(since, 50)
 }
 
 // providerFirstTokens opens n streams on the fake provider at once, as

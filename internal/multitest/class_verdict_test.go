@@ -42,9 +42,9 @@ func verdicts(rows []classRow) string {
 		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "\nagainst the relay floor of the same run (issue 29): first token p50 as a multiple of the floor's, CPU per answer, PostgreSQL CPU per answer, peak RSS\n")
-	fmt.Fprintf(&out, "%-18s | %5s | %-22s | %-26s | %-14s | %-15s | %s\n",
-		"door", "N", "1st p50 / floor", "CPU per answer (floor)", "PG per answer", "peak RSS", "answers, errors")
+	fmt.Fprintf(&out, "\nagainst the relay floor of the same run (issue 29): first token p50 as a multiple of the floor's, the provider called (p50 from the class's moment to the provider's receiving the answer's request; the floor's in brackets), CPU per answer, PostgreSQL CPU per answer, peak RSS\n")
+	fmt.Fprintf(&out, "%-18s | %5s | %-22s | %-17s | %-26s | %-14s | %-15s | %s\n",
+		"door", "N", "1st p50 / floor", "called (floor)", "CPU per answer (floor)", "PG per answer", "peak RSS", "answers, errors")
 	for _, r := range rows {
 		f, ok := floors[r.N]
 		if !ok || r.Door == doorFloor || r.Door == doorPipe || f.First50 <= 0 || r.N == 0 {
@@ -54,9 +54,9 @@ func verdicts(rows []classRow) string {
 		cpu, floorCPU := r.AulaCPU/time.Duration(r.N), f.AulaCPU/time.Duration(r.N)
 		pg := r.PGCPU / time.Duration(r.N)
 		rssOK := r.Door != doorBrowser || r.N < 1000 || r.PeakRSS <= rssAt1000
-		fmt.Fprintf(&out, "%-18s | %5d | %5.2fx <= %4.2fx %-4s | %6.1fms (%5.1fms) %-5s | %6.2fms %-4s | %5d MB %-5s | %d/%d %d %s\n",
+		fmt.Fprintf(&out, "%-18s | %5d | %5.2fx <= %4.2fx %-4s | %6s (%6s) | %6.1fms (%5.1fms) %-5s | %6.2fms %-4s | %5d MB %-5s | %d/%d %d %s\n",
 			r.label(), r.N, ratio, firstAllowance(r.Door, r.N), mark(ratio <= firstAllowance(r.Door, r.N)),
-			msf(cpu), msf(floorCPU), mark(float64(cpu) <= cpuAllowance*float64(floorCPU)),
+			ms(r.Asked50), ms(f.Asked50), msf(cpu), msf(floorCPU), mark(float64(cpu) <= cpuAllowance*float64(floorCPU)),
 			msf(pg), mark(pg <= pgPerAnswer), r.PeakRSS/1024, mark(rssOK),
 			r.Complete, r.N, r.Errors, mark(r.Errors == 0 && r.Complete == r.N && r.Counted == r.N))
 	}
