@@ -151,12 +151,16 @@ const reserveQuestionSQL = `q AS (
 	)`
 
 // writeTurnSQL is what the single statements write once the question's
-// thread c is written: it becomes the user's active thread, and the
+// thread c is written: it becomes the user's active thread (the user's
+// row is written only when that changes: a follow-up in the active
+// thread rewrote it for nothing, 1.2 of a batch's ~20 ms for 100
+// follow-ups, 0.4 without), and the
 // question and the answer (under this process's lease) take the seqs
 // question and answer (SQL expressions).
 func writeTurnSQL(question, answer string) string {
 	return `u AS (
-		UPDATE users SET active_conversation_id = c.id FROM c WHERE users.id = c.user_id RETURNING users.id
+		UPDATE users SET active_conversation_id = c.id FROM c
+		WHERE users.id = c.user_id AND users.active_conversation_id IS DISTINCT FROM c.id RETURNING users.id
 	), qm AS (
 		INSERT INTO messages (conversation_id, user_id, seq, role, content, status, metadata, created_at, completed_at)
 		SELECT c.id, @uid, ` + question + `, 'user', @content, 'complete', @meta, @now, @now FROM c RETURNING id

@@ -134,7 +134,8 @@ var recordTurnsSQL = `WITH req AS MATERIALIZED (
 		SELECT * FROM c UNION ALL SELECT * FROM nc
 	), u AS (
 		UPDATE users SET active_conversation_id = l.cid
-		FROM (SELECT DISTINCT ON (uid) uid, cid FROM g ORDER BY uid, i DESC) l WHERE users.id = l.uid
+		FROM (SELECT DISTINCT ON (uid) uid, cid FROM g ORDER BY uid, i DESC) l
+		WHERE users.id = l.uid AND users.active_conversation_id IS DISTINCT FROM l.cid
 	), gs AS MATERIALIZED (
 		SELECT g.*, cc.next_seq - 2 * (g.cn - g.r + 1) AS seq FROM g JOIN cc ON cc.id = g.cid
 	), qm AS (
