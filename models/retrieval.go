@@ -172,10 +172,12 @@ const lessonCands = 200
 // ranked.
 const lessonPool = 400
 
-// lessonChunksSQL: df is, for each term, how many sections hold a word
-// it matches (for a prefix, every word it begins), in either language's
-// stemming, whichever is more.
-var lessonChunksSQL = `WITH ` + rankTermsSQL + `,
+// lessonChunksWith is the lesson search whose candidates are the matches
+// filter keeps (see retrieval_scope.go): df is, for each term, how many
+// sections hold a word it matches (for a prefix, every word it begins),
+// in either language's stemming, whichever is more.
+func lessonChunksWith(filter string) string {
+	return `WITH ` + rankTermsSQL + `,
 	words AS (SELECT x.t, split_part(m, '''', 2) AS word, m LIKE '%:*' AS prefix FROM (
 		SELECT unnest(string_to_array(@match, ' | ')) AS t UNION SELECT t FROM terms WHERE NOT ctx) x
 		CROSS JOIN LATERAL unnest(string_to_array(x.t, '|')) AS m),
@@ -189,11 +191,12 @@ var lessonChunksSQL = `WITH ` + rankTermsSQL + `,
 		WHERE before = 0 OR before + n <= ` + strconv.Itoa(lessonPool) + ` OR @lesson <> '' OR @module <> 0),
 	q AS MATERIALIZED (SELECT to_tsquery('english', coalesce(pool.match, @match)) AS en, to_tsquery('spanish', coalesce(pool.match, @match)) AS es,
 		to_tsquery('english', @match) AS fen, to_tsquery('spanish', @match) AS fes FROM pool),
-	` + candSQL(`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, `(@lesson = '' OR c.lesson_id = @lesson) AND (@module = 0 OR l.module_id = @module)`) + `,
+	` + candSQL(`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, filter) + `,
 	idf AS (SELECT df.t, ln(1 + (SELECT sections FROM lesson_terms WHERE lexeme = '') / (df.n + 0.5)) AS idf FROM df
 		UNION ALL SELECT t, 1 FROM terms WHERE ctx),
 	` + rankedSQL(`'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash`,
-	`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, `c.lesson_id`)
+		`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, `c.lesson_id`)
+}
 
 // helpChunksSQL: help articles are few, so every match is ranked and a
 // term's rarity is counted among the matches.
@@ -278,7 +281,7 @@ func planOnce(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) erro
 
 // search runs one search in its own statement.
 func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
-	query := lessonChunksSQL
+	query := lessonChunksFor(q.LessonID, q.ModuleID)
 	args := []any{sql.Named("lang", q.Lang), sql.Named("weight", OtherLangWeight), sql.Named("match", q.Match),
 		sql.Named("rank", q.RankBy), sql.Named("rankx", cmp.Or(q.RankOther, q.RankBy)), sql.Named("limit", q.Limit), sql.Named("ctx", q.Context), sql.Named("cw", q.ContextWeight),
 		sql.Named("prev", q.Prev), sql.Named("prevbonus", q.PrevBonus), sql.Named("prevlift", q.PrevLift)}
@@ -349,18 +352,6 @@ type lessonSearch struct {
 	PrevB    float64 `json:"prevbonus"`
 	PrevL    float64 `json:"prevlift"`
 }
-
-// lessonSearchesSQL runs many lesson searches in one statement: each
-// input row runs the single search's query (fallback included) with its
-// own parameters.
-var lessonSearchesSQL = `SELECT r.i, s.* FROM json_to_recordset(CAST(@searches AS json)) AS r(i int, lang text, match text, rank text, rankx text,
-	lesson text, module bigint, lim int, fallback text, enough int,
-	ctx text, cw float8, prev bigint, prevbonus float8, prevlift float8)
-	CROSS JOIN LATERAL (` + strings.NewReplacer("@lang", "r.lang", "@match", "r.match", "@rankx", "r.rankx", "@rank", "r.rank",
-	"@lesson", "r.lesson", "@module", "r.module", "@limit", "r.lim", "@fallback", "r.fallback", "@enough", "r.enough",
-	"@ctx", "r.ctx", "@cw", "r.cw", "@prevbonus", "r.prevbonus", "@prevlift", "r.prevlift", "@prev", "r.prev").
-	Replace(withFallback(lessonChunksSQL)) + `) s
-	ORDER BY r.i, s.score DESC, s.chunk_id`
 
 // searchMany answers a batch of lesson searches: a search asked more
 // than once (a class asking the same question) runs once, and one alone
