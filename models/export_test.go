@@ -36,3 +36,11 @@ var RecordTurnBatch = (*Messages).recordTurnBatch
 
 // Queued is how many callers are running or waiting in h.
 func (h *Hashing) Queued() int { return len(h.queue) }
+
+// ExplainSearch is EXPLAIN ANALYZE of q's search statement, run alone.
+func (s *Chunks) ExplainSearch(ctx context.Context, q ChunkSearch) ([]string, error) {
+	query, args := searchStatement(q)
+	var plan []string
+	err := s.db.WithContext(ctx).Raw(`EXPLAIN (ANALYZE, COSTS OFF) `+query, args...).Scan(&plan).Error
+	return plan, err
+}

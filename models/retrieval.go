@@ -151,10 +151,15 @@ func rankedSQL(cols, from, doc string) string {
 // q.fes), the rest could not come first; ranking each term of each
 // match costs ten times more.
 func candSQL(from, filter string) string {
-	return `cand AS MATERIALIZED (SELECT c.id, l.language AS lang, CASE WHEN l.language = 'es' THEN c.tsv_es ELSE c.tsv_en END AS tsv
-		FROM ` + from + `, q WHERE (c.tsv_en @@ q.en OR c.tsv_es @@ q.es) AND ` + filter + `
+	return `cand AS MATERIALIZED (` + candQuery(from, `(c.tsv_en @@ q.en OR c.tsv_es @@ q.es) AND `+filter) + `)`
+}
+
+// candQuery is candSQL's statement, the chunks of from matching where.
+func candQuery(from, where string) string {
+	return `SELECT c.id, l.language AS lang, CASE WHEN l.language = 'es' THEN c.tsv_es ELSE c.tsv_en END AS tsv
+		FROM ` + from + `, q WHERE ` + where + `
 		ORDER BY ts_rank(CASE WHEN l.language = 'es' THEN c.tsv_es ELSE c.tsv_en END, CASE WHEN l.language = 'es' THEN q.fes ELSE q.fen END, ` + rankNorm + `) DESC, c.id
-		LIMIT ` + strconv.Itoa(lessonCands) + `)`
+		LIMIT ` + strconv.Itoa(lessonCands)
 }
 
 // lessonCands is how many matches of a search are ranked term by term.
@@ -176,7 +181,13 @@ const lessonPool = 400
 // filter keeps (see retrieval_scope.go): df is, for each term, how many
 // sections hold a word it matches (for a prefix, every word it begins),
 // in either language's stemming, whichever is more.
-func lessonChunksWith(filter string) string {
+func lessonChunksWith(filter string, headings bool) string {
+	from := `lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`
+	q, cand := `q AS MATERIALIZED (SELECT to_tsquery('english', coalesce(pool.match, @match)) AS en, to_tsquery('spanish', coalesce(pool.match, @match)) AS es,
+		to_tsquery('english', @match) AS fen, to_tsquery('spanish', @match) AS fes FROM pool)`, candSQL(from, filter)
+	if headings {
+		q, cand = headingsQSQL, headingsCandSQL(from, filter)
+	}
 	return `WITH ` + rankTermsSQL + `,
 	words AS (SELECT x.t, split_part(m, '''', 2) AS word, m LIKE '%:*' AS prefix FROM (
 		SELECT unnest(string_to_array(@match, ' | ')) AS t UNION SELECT t FROM terms WHERE NOT ctx) x
@@ -185,13 +196,12 @@ func lessonChunksWith(filter string) string {
 			FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', words.word)), tsvector_to_array(to_tsvector('spanish', words.word)))) AS s
 			JOIN lesson_terms v ON v.lexeme = s OR (words.prefix AND v.lexeme >= s AND v.lexeme < s || chr(1114111))
 			GROUP BY s) y))) AS n FROM words GROUP BY words.t),
-	pool AS (SELECT string_agg(t, ' | ') AS match FROM (
+	pool AS (SELECT string_agg(t, ' | ') AS match, min(n) AS rarest FROM (
 		SELECT m.t, df.n, sum(df.n) OVER (ORDER BY df.n, m.t ROWS UNBOUNDED PRECEDING) - df.n AS before
 		FROM (SELECT DISTINCT unnest(string_to_array(@match, ' | '))) AS m(t) JOIN df USING (t)) p
 		WHERE before = 0 OR before + n <= ` + strconv.Itoa(lessonPool) + ` OR @lesson <> '' OR @module <> 0),
-	q AS MATERIALIZED (SELECT to_tsquery('english', coalesce(pool.match, @match)) AS en, to_tsquery('spanish', coalesce(pool.match, @match)) AS es,
-		to_tsquery('english', @match) AS fen, to_tsquery('spanish', @match) AS fes FROM pool),
-	` + candSQL(`lesson_chunks c JOIN lessons l ON l.id = c.lesson_id`, filter) + `,
+	` + q + `,
+	` + cand + `,
 	idf AS (SELECT df.t, ln(1 + (SELECT sections FROM lesson_terms WHERE lexeme = '') / (df.n + 0.5)) AS idf FROM df
 		UNION ALL SELECT t, 1 FROM terms WHERE ctx),
 	` + rankedSQL(`'lesson' AS kind, c.id AS chunk_id, c.lesson_id, l.title, c.heading, c.anchor, c.text, c.hash`,
@@ -281,6 +291,17 @@ func planOnce(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) erro
 
 // search runs one search in its own statement.
 func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
+	query, args := searchStatement(q)
+	var rows []Chunk
+	err := db.Raw(query, args...).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("retrieve: %w", err)
+	}
+	return rows, nil
+}
+
+// searchStatement is q's statement and its arguments.
+func searchStatement(q ChunkSearch) (string, []any) {
 	query := lessonChunksFor(q.LessonID, q.ModuleID)
 	args := []any{sql.Named("lang", q.Lang), sql.Named("weight", OtherLangWeight), sql.Named("match", q.Match),
 		sql.Named("rank", q.RankBy), sql.Named("rankx", cmp.Or(q.RankOther, q.RankBy)), sql.Named("limit", q.Limit), sql.Named("ctx", q.Context), sql.Named("cw", q.ContextWeight),
@@ -295,12 +316,7 @@ func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
 		query = withFallback(query)
 		args = append(args, sql.Named("fallback", q.Fallback), sql.Named("enough", q.Enough))
 	}
-	var rows []Chunk
-	err := db.Raw(query, args...).Scan(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("retrieve: %w", err)
-	}
-	return rows, nil
+	return query, args
 }
 
 // withFallback runs query, and the same query matching @fallback when
