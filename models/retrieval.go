@@ -400,20 +400,30 @@ func (s *Chunks) searchMany(db *gorm.DB, qs []ChunkSearch) ([][]Chunk, []error) 
 	return outs, make([]error, len(qs))
 }
 
-// runSearches runs the distinct searches ins in one statement and puts
-// the matches of ins[i] in found[i], best first.
+// runSearches runs the distinct searches ins, one statement per scope
+// among them, and puts the matches of ins[i] in found[i], best first.
 func (s *Chunks) runSearches(db *gorm.DB, ins []lessonSearch, found [][]Chunk) error {
-	arg, err := json.Marshal(ins)
-	if err != nil {
-		return fmt.Errorf("retrieve: %w", err)
-	}
-	var rows []searchRow
-	err = db.Raw(lessonSearchesSQL, sql.Named("searches", string(arg)), sql.Named("weight", OtherLangWeight)).Scan(&rows).Error
-	if err != nil {
-		return fmt.Errorf("retrieve: %w", err)
-	}
-	for _, r := range rows {
-		found[r.I] = append(found[r.I], r.Chunk)
+	for _, stmt := range []string{searchesSQL, inLessonSearchesSQL, inModuleSearchesSQL} {
+		var scoped []lessonSearch
+		for _, in := range ins {
+			if searchesFor(in.Lesson, in.Module) == stmt {
+				scoped = append(scoped, in)
+			}
+		}
+		if len(scoped) == 0 {
+			continue
+		}
+		arg, err := json.Marshal(scoped)
+		if err != nil {
+			return fmt.Errorf("retrieve: %w", err)
+		}
+		var rows []searchRow
+		if err := db.Raw(stmt, sql.Named("searches", string(arg)), sql.Named("weight", OtherLangWeight)).Scan(&rows).Error; err != nil {
+			return fmt.Errorf("retrieve: %w", err)
+		}
+		for _, r := range rows {
+			found[r.I] = append(found[r.I], r.Chunk)
+		}
 	}
 	return nil
 }

@@ -34,19 +34,32 @@ func lessonChunksFor(lesson string, module int64) string {
 	return lessonChunksSQL
 }
 
-// lessonSearchesSQL runs many lesson searches in one statement: each
-// input row runs the single search's query of its scope (fallback
-// included) with its own parameters; a row's scope picks its branch
-// before the branch runs.
-var lessonSearchesSQL = `SELECT * FROM (` +
-	searchesOf(inLessonSQL, `r.lesson <> ''`) + ` UNION ALL ` +
-	searchesOf(inModuleSQL, `r.lesson = '' AND r.module <> 0`) + ` UNION ALL ` +
-	searchesOf(lessonChunksSQL, `r.lesson = '' AND r.module = 0`) + `) x
-	ORDER BY x.i, x.score DESC, x.chunk_id`
+// The statements that run many lesson searches of one scope at once:
+// each input row runs the single search's query (fallback included) with
+// its own parameters. A class's batch is mostly of one scope (a class
+// reads the same screen); one statement holding the three scopes' queries
+// took three times as long to plan on each of the pool's connections, so
+// a batch runs one statement per scope it holds (see runSearches).
+var (
+	searchesSQL         = searchesOf(lessonChunksSQL)
+	inLessonSearchesSQL = searchesOf(inLessonSQL)
+	inModuleSearchesSQL = searchesOf(inModuleSQL)
+)
 
-// searchesOf is one scope's branch of lessonSearchesSQL: the searches of
-// the batch that where keeps, each running query.
-func searchesOf(query, where string) string {
+// searchesFor is the batch statement of a scope: a lesson ("" none) and a
+// module (0 none).
+func searchesFor(lesson string, module int64) string {
+	switch {
+	case lesson != "":
+		return inLessonSearchesSQL
+	case module != 0:
+		return inModuleSearchesSQL
+	}
+	return searchesSQL
+}
+
+// searchesOf is the batch statement running query for each input.
+func searchesOf(query string) string {
 	return `SELECT r.i, s.* FROM json_to_recordset(CAST(@searches AS json)) AS r(i int, lang text, match text, rank text, rankx text,
 	lesson text, module bigint, lim int, fallback text, enough int,
 	ctx text, cw float8, prev bigint, prevbonus float8, prevlift float8)
@@ -54,7 +67,7 @@ func searchesOf(query, where string) string {
 		"@lesson", "r.lesson", "@module", "r.module", "@limit", "r.lim", "@fallback", "r.fallback", "@enough", "r.enough",
 		"@ctx", "r.ctx", "@cw", "r.cw", "@prevbonus", "r.prevbonus", "@prevlift", "r.prevlift", "@prev", "r.prev").
 		Replace(withFallback(query)) + `) s
-	WHERE ` + where
+	ORDER BY r.i, s.score DESC, s.chunk_id`
 }
 
 // A question whose rarest word more than lessonHeadings sections hold
