@@ -1,6 +1,10 @@
 package models
 
-import "context"
+import (
+	"context"
+
+	"gorm.io/gorm"
+)
 
 // SearchAlone runs one lesson search in its own statement, never batched
 // (tests compare the batch's answers with it).
@@ -43,4 +47,14 @@ func (s *Chunks) ExplainSearch(ctx context.Context, q ChunkSearch) ([]string, er
 	var plan []string
 	err := s.db.WithContext(ctx).Raw(`EXPLAIN (ANALYZE, COSTS OFF) `+query, args...).Scan(&plan).Error
 	return plan, err
+}
+
+// ReadVersionCounts runs the batch statement of VersionCounts for one
+// user's answers: out[i] is how many versions of ids[i] are kept.
+func ReadVersionCounts(db *gorm.DB, userID string, ids []string) ([]int, error) {
+	keys := make([]versionKey, len(ids))
+	for i, id := range ids {
+		keys[i] = versionKey{UserID: userID, MessageID: id}
+	}
+	return readVersionCounts(db, keys)
 }

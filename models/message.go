@@ -105,6 +105,8 @@ type Messages struct {
 	turns *batcher[TurnInput, *Turn]
 	// histories reads the histories of follow-ups asked together in one statement.
 	histories *reader[historyKey, HistoryRead]
+	// versions counts the kept versions of answers drawn together in one statement.
+	versions *reader[versionKey, int]
 }
 
 // NewMessages returns the messages store.
@@ -113,6 +115,7 @@ func NewMessages(db *gorm.DB) *Messages {
 	s.finishes = newReader(db, finishAll)
 	s.turns = newBatcher(batchWorkers, batchMax, s.recordTurnBatch)
 	s.histories = newReader(db, readHistories)
+	s.versions = newReader(db, readVersionCounts)
 	return s
 }
 

@@ -30,10 +30,23 @@ func keepVersion(ctx context.Context, db *gorm.DB, a *Message, question string) 
 }
 
 // VersionCounts returns how many versions each of the user's answers has
-// (1 when never regenerated), for the "1 / 2" switch.
+// (1 when never regenerated), for the "1 / 2" switch. One answer's count
+// (an answer's end, drawn as its stream finishes) is read with the
+// others asked at the same moment (see batcher): a class's answers ending
+// together each ran this statement alone, 200 statements a round planned
+// on the pool's connections (13–22 ms of PostgreSQL's time per round of
+// the class benchmark, more than they took to run).
 func (s *Messages) VersionCounts(ctx context.Context, userID string, ids []string) (map[string]int, error) {
 	out := make(map[string]int, len(ids))
 	if len(ids) == 0 || !validID(userID) {
+		return out, nil
+	}
+	if len(ids) == 1 && validID(ids[0]) {
+		n, err := s.versions.get(ctx, versionKey{UserID: userID, MessageID: ids[0]})
+		if err != nil {
+			return nil, err
+		}
+		out[ids[0]] = n + 1
 		return out, nil
 	}
 	var rows []struct {
@@ -125,4 +138,35 @@ func swapQuestion(tx *gorm.DB, a *Message, question *string) error {
 		return fmt.Errorf("restore question: %w", err)
 	}
 	return nil
+}
+
+// versionKey is one answer whose kept versions its user counts.
+type versionKey struct {
+	I         int    `json:"i"`
+	UserID    string `json:"u"`
+	MessageID string `json:"m"`
+}
+
+// versionCountsSQL counts the kept versions of many answers, each scoped
+// by its user.
+const versionCountsSQL = `SELECT r.i, count(v.message_id) AS n
+	FROM json_to_recordset(CAST(? AS json)) AS r(i int, u uuid, m uuid)
+	LEFT JOIN message_versions v ON v.message_id = r.m AND v.user_id = r.u
+	GROUP BY r.i`
+
+// readVersionCounts answers a batch of version counts: out[i] is how
+// many versions of ins[i] are kept.
+func readVersionCounts(db *gorm.DB, ins []versionKey) ([]int, error) {
+	for i := range ins {
+		ins[i].I = i
+	}
+	rows, err := jsonRows[struct{ I, N int }](db, "version counts", versionCountsSQL, ins)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(ins))
+	for _, r := range rows {
+		out[r.I] = r.N
+	}
+	return out, nil
 }
