@@ -302,7 +302,7 @@ func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
 
 // searchStatement is q's statement and its arguments.
 func searchStatement(q ChunkSearch) (string, []any) {
-	query := lessonChunksFor(q.LessonID, q.ModuleID)
+	query := scopedChunksSQL[scopeOf(q.LessonID, q.ModuleID)]
 	args := []any{sql.Named("lang", q.Lang), sql.Named("weight", OtherLangWeight), sql.Named("match", q.Match),
 		sql.Named("rank", q.RankBy), sql.Named("rankx", cmp.Or(q.RankOther, q.RankBy)), sql.Named("limit", q.Limit), sql.Named("ctx", q.Context), sql.Named("cw", q.ContextWeight),
 		sql.Named("prev", q.Prev), sql.Named("prevbonus", q.PrevBonus), sql.Named("prevlift", q.PrevLift)}
@@ -403,13 +403,12 @@ func (s *Chunks) searchMany(db *gorm.DB, qs []ChunkSearch) ([][]Chunk, []error) 
 // runSearches runs the distinct searches ins, one statement per scope
 // among them, and puts the matches of ins[i] in found[i], best first.
 func (s *Chunks) runSearches(db *gorm.DB, ins []lessonSearch, found [][]Chunk) error {
-	for _, stmt := range []string{searchesSQL, inLessonSearchesSQL, inModuleSearchesSQL} {
-		var scoped []lessonSearch
-		for _, in := range ins {
-			if searchesFor(in.Lesson, in.Module) == stmt {
-				scoped = append(scoped, in)
-			}
-		}
+	var byScope [scopes][]lessonSearch
+	for _, in := range ins {
+		sc := scopeOf(in.Lesson, in.Module)
+		byScope[sc] = append(byScope[sc], in)
+	}
+	for sc, scoped := range byScope {
 		if len(scoped) == 0 {
 			continue
 		}
@@ -418,7 +417,7 @@ func (s *Chunks) runSearches(db *gorm.DB, ins []lessonSearch, found [][]Chunk) e
 			return fmt.Errorf("retrieve: %w", err)
 		}
 		var rows []searchRow
-		if err := db.Raw(stmt, sql.Named("searches", string(arg)), sql.Named("weight", OtherLangWeight)).Scan(&rows).Error; err != nil {
+		if err := db.Raw(scopedSearchesSQL[sc], sql.Named("searches", string(arg)), sql.Named("weight", OtherLangWeight)).Scan(&rows).Error; err != nil {
 			return fmt.Errorf("retrieve: %w", err)
 		}
 		for _, r := range rows {

@@ -16,22 +16,29 @@ import (
 // ms). Each scope now has its own statement, whose condition the lesson
 // index (lesson_chunks_lesson_anchor_idx) or the module index
 // (lessons_module_idx) serves.
-var (
-	lessonChunksSQL = lessonChunksWith(`(@lesson = '' OR c.lesson_id = @lesson) AND (@module = 0 OR l.module_id = @module)`, true)
-	inLessonSQL     = lessonChunksWith(`c.lesson_id = @lesson AND (@module = 0 OR l.module_id = @module)`, false)
-	inModuleSQL     = lessonChunksWith(`l.module_id = @module AND (@lesson = '' OR c.lesson_id = @lesson)`, false)
+var scopedChunksSQL = [scopes]string{
+	scopeAll:    lessonChunksWith(`(@lesson = '' OR c.lesson_id = @lesson) AND (@module = 0 OR l.module_id = @module)`, true),
+	scopeLesson: lessonChunksWith(`c.lesson_id = @lesson AND (@module = 0 OR l.module_id = @module)`, false),
+	scopeModule: lessonChunksWith(`l.module_id = @module AND (@lesson = '' OR c.lesson_id = @lesson)`, false),
+}
+
+// The scopes of a lesson search: every lesson, one lesson, one module.
+const (
+	scopeAll = iota
+	scopeLesson
+	scopeModule
+	scopes
 )
 
-// lessonChunksFor is the lesson search statement of a scope: a lesson
-// ("" none) and a module (0 none).
-func lessonChunksFor(lesson string, module int64) string {
+// scopeOf is the scope of a search of lesson ("" none) and module (0 none).
+func scopeOf(lesson string, module int64) int {
 	switch {
 	case lesson != "":
-		return inLessonSQL
+		return scopeLesson
 	case module != 0:
-		return inModuleSQL
+		return scopeModule
 	}
-	return lessonChunksSQL
+	return scopeAll
 }
 
 // The statements that run many lesson searches of one scope at once:
@@ -40,22 +47,10 @@ func lessonChunksFor(lesson string, module int64) string {
 // reads the same screen); one statement holding the three scopes' queries
 // took three times as long to plan on each of the pool's connections, so
 // a batch runs one statement per scope it holds (see runSearches).
-var (
-	searchesSQL         = searchesOf(lessonChunksSQL)
-	inLessonSearchesSQL = searchesOf(inLessonSQL)
-	inModuleSearchesSQL = searchesOf(inModuleSQL)
-)
-
-// searchesFor is the batch statement of a scope: a lesson ("" none) and a
-// module (0 none).
-func searchesFor(lesson string, module int64) string {
-	switch {
-	case lesson != "":
-		return inLessonSearchesSQL
-	case module != 0:
-		return inModuleSearchesSQL
-	}
-	return searchesSQL
+var scopedSearchesSQL = [scopes]string{
+	scopeAll:    searchesOf(scopedChunksSQL[scopeAll]),
+	scopeLesson: searchesOf(scopedChunksSQL[scopeLesson]),
+	scopeModule: searchesOf(scopedChunksSQL[scopeModule]),
 }
 
 // searchesOf is the batch statement running query for each input.
