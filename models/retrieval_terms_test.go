@@ -62,6 +62,64 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 	}
 }
 
+// A word is known to the material when its English stem is an English
+// section's (English) word or its Spanish stem a Spanish section's: the
+// English stem of a Spanish word ("sumar", the verb, is the English stem
+// of the typo "sumarization") does not make a question's word known, so
+// the typo is looked up as one and finds "summarization". The counts per
+// language follow a lesson whose language changes.
+func TestUnknownAsksEachLanguageItsOwnStem(t *testing.T) {
+	db := pgtest.New(t)
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if err := db.Exec(q, args...).Error; err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec(`INSERT INTO paths (id, slug, title, language) VALUES (1, 'net', 'Networking', 'en')`)
+	exec(`INSERT INTO modules (id, path_id, slug, title) VALUES (1, 1, 'm1', 'Routing')`)
+	exec(`INSERT INTO lessons (id, module_id, title, language, content_md, content_hash) VALUES
+		('summary', 1, 'Summary', 'en', 'x', 'x'), ('sumas', 1, 'Sumas', 'es', 'x', 'x')`)
+	exec(`INSERT INTO lesson_chunks (lesson_id, position, heading, anchor, text, hash) VALUES
+		('summary', 0, 'Route summarization', 'a', 'Summarization combines many routes into one.', 'h'),
+		('sumas', 0, 'Sumar', 'a', 'Para sumar dos direcciones se alinean los bits.', 'h')`)
+	counts := func(lexeme string) []int {
+		t.Helper()
+		var c struct{ Sections, En, Es int }
+		db.Raw(`SELECT sections, en, es FROM lesson_terms WHERE lexeme = ?`, lexeme).Scan(&c)
+		return []int{c.Sections, c.En, c.Es}
+	}
+	// "sumar" is the English stemming's word for the Spanish section's
+	// verb (its own, Spanish, stemming says "sum"): no language's own.
+	if got := counts("sumar"); !slices.Equal(got, []int{1, 0, 0}) {
+		t.Errorf("sumar sections, en, es = %v, want [1 0 0]", got)
+	}
+	if got := counts("sum"); !slices.Equal(got, []int{1, 0, 1}) {
+		t.Errorf("sum sections, en, es = %v, want [1 0 1]", got)
+	}
+	if got := counts("summar"); !slices.Equal(got, []int{1, 1, 0}) {
+		t.Errorf("summar sections, en, es = %v, want [1 1 0]", got)
+	}
+	got := nearWords(t, db, false, []string{"'sumarization':*", "'summarization':*", "'sumar':*"})
+	if _, unknown := got["'summarization':*"]; unknown {
+		t.Errorf("summarization unknown, want known")
+	}
+	if _, unknown := got["'sumar':*"]; unknown {
+		t.Errorf("sumar unknown, want known (the Spanish lesson's word)")
+	}
+	if n, unknown := got["'sumarization':*"]; !unknown || n != "summarization" {
+		t.Errorf("sumarization: unknown %v, near %q; want unknown, near summarization", unknown, n)
+	}
+
+	exec(`UPDATE lessons SET language = 'es' WHERE id = 'summary'`)
+	if got := counts("summar"); !slices.Equal(got, []int{1, 0, 0}) {
+		t.Errorf("after the lesson became Spanish: summar sections, en, es = %v, want [1 0 0]", got)
+	}
+	if got := counts("summarization"); !slices.Equal(got, []int{1, 0, 1}) {
+		t.Errorf("after the lesson became Spanish: summarization sections, en, es = %v, want [1 0 1]", got)
+	}
+}
+
 // TestUnknownChecksTogether has many questions check their words at the
 // same moment, so the checks share batched statements: each gets its own
 // unknown words, in its own order, with their near words, as when
@@ -189,9 +247,13 @@ func TestLessonTermsPublishedAtOnce(t *testing.T) {
 	})
 	var wrong []string
 	if err := db.Raw(`SELECT t.lexeme FROM lesson_terms t FULL JOIN (
-			SELECT w, count(*) AS n FROM (SELECT DISTINCT c.id, w FROM lesson_chunks c,
-				unnest(array_cat(tsvector_to_array(c.tsv_en), tsvector_to_array(c.tsv_es)) || '{""}') AS w) x GROUP BY w) c
-			ON c.w = t.lexeme WHERE coalesce(t.sections, 0) <> coalesce(c.n, 0)`).Scan(&wrong).Error; err != nil {
+			SELECT w, count(*) AS n, count(*) FILTER (WHERE en) AS en, count(*) FILTER (WHERE es) AS es FROM (
+				SELECT DISTINCT c.id, w, l.language = 'en' AND w = ANY (tsvector_to_array(c.tsv_en)) AS en,
+					l.language = 'es' AND w = ANY (tsvector_to_array(c.tsv_es)) AS es
+				FROM lesson_chunks c JOIN lessons l ON l.id = c.lesson_id,
+					unnest(array_cat(tsvector_to_array(c.tsv_en), tsvector_to_array(c.tsv_es)) || '{""}') AS w) x GROUP BY w) c
+			ON c.w = t.lexeme WHERE coalesce(t.sections, 0) <> coalesce(c.n, 0) OR coalesce(t.en, 0) <> coalesce(c.en, 0)
+				OR coalesce(t.es, 0) <> coalesce(c.es, 0)`).Scan(&wrong).Error; err != nil {
 		t.Fatal(err)
 	}
 	if len(wrong) > 0 {

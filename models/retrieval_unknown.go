@@ -12,9 +12,13 @@ import (
 
 // unknownTermsSQL returns the tsquery texts of @terms (space-separated,
 // each one word or several joined by |) none of whose words any section
-// holds (words: lessonWords or helpWords, in either language's stemming;
-// a prefix any word it begins): the question names something the
-// material never mentions. A lookup of a few words, however many
+// holds (words: lessonWords or helpWords; a prefix any word it begins):
+// the question names something the material never mentions. A word's
+// English stem is looked up among the English sections' English words
+// and its Spanish stem among the Spanish sections' Spanish words
+// (migration 00113): the English stem of the Spanish verb "sumar" made
+// "sumarization", a typo, a known word. A stopword of either language
+// ("algo") names nothing: it counts as known. A lookup of a few words, however many
 // sections there are: each word one range of the table's index (a word
 // alone is the range [s, s + chr(1)), in its C collation), read up to its
 // first row. An OR of the exact and the prefix condition made PostgreSQL
@@ -24,10 +28,13 @@ import (
 func unknownTermsSQL(words string) string {
 	return `SELECT t, o FROM unnest(string_to_array(@terms, ' ')) WITH ORDINALITY AS x(t, o)
 	WHERE NOT EXISTS (SELECT 1 FROM unnest(string_to_array(t, '|')) AS p
-		CROSS JOIN LATERAL unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(p, '''', 2))),
-			tsvector_to_array(to_tsvector('spanish', split_part(p, '''', 2))))) AS s
-		CROSS JOIN LATERAL (SELECT FROM ` + words + ` WHERE v.lexeme >= s
-			AND v.lexeme < s || CASE WHEN p LIKE '%:*' THEN chr(1114111) ELSE chr(1) END AND v.sections > 0 LIMIT 1) v)
+		CROSS JOIN LATERAL (SELECT to_tsvector('english', split_part(p, '''', 2)) AS en, to_tsvector('spanish', split_part(p, '''', 2)) AS es) AS w
+		CROSS JOIN LATERAL (SELECT s, true FROM unnest(tsvector_to_array(w.en)) AS s
+			UNION ALL SELECT s, false FROM unnest(tsvector_to_array(w.es)) AS s
+			UNION ALL SELECT NULL, NULL WHERE w.en = '' OR w.es = '') AS st(s, en)
+		WHERE st.s IS NULL OR EXISTS (SELECT FROM ` + words + ` WHERE v.lexeme >= st.s
+			AND v.lexeme < st.s || CASE WHEN p LIKE '%:*' THEN chr(1114111) ELSE chr(1) END
+			AND CASE WHEN st.en THEN v.en ELSE v.es END > 0))
 	OFFSET 0`
 }
 

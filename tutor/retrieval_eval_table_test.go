@@ -16,12 +16,14 @@ import (
 // dialogues (15, 31 turns) lowered what the set scores: before the
 // trigram correction it scored recall@1 0.848 and none precision 0.67
 // (three misspelt questions taken for uncovered ones), after it 0.865
-// and 0.86 (one: "route sumarization", see the README).
+// and 0.86 (one: "route sumarization"), and with each language's stems
+// looked up in its own material (migration 00113) none precision 1.00
+// and recall@3 0.982 (see the README).
 var evalFloor = map[string]evalScores{
-	"all":       {r1: 0.86, r3: 0.97, nonePrec: 0.85, noneRecall: 0.26},
-	"lang en":   {r1: 0.86, r3: 0.96},
-	"lang es":   {r1: 0.86, r3: 0.98},
-	"kind typo": {r1: 0.82, r3: 0.96},
+	"all":       {r1: 0.86, r3: 0.98, nonePrec: 0.9, noneRecall: 0.26},
+	"lang en":   {r1: 0.86, r3: 0.97, nonePrec: 0.9},
+	"lang es":   {r1: 0.86, r3: 0.98, nonePrec: 0.9},
+	"kind typo": {r1: 0.82, r3: 0.99},
 }
 
 // evalScores are the figures of a group of turns.
