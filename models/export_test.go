@@ -14,7 +14,7 @@ func (s *Chunks) SearchAlone(ctx context.Context, q ChunkSearch) ([]Chunk, error
 
 // SearchMany answers a batch of searches as the batcher would.
 func (s *Chunks) SearchMany(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
-	return s.searchMany(s.db.WithContext(ctx), qs)
+	return s.searchMany(ctx, qs)
 }
 
 // ReadMaterials answers a batch of lesson reads as the batcher would.

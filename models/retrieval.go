@@ -194,7 +194,7 @@ func lessonChunksWith(filter string, headings bool) string {
 		CROSS JOIN LATERAL unnest(string_to_array(x.t, '|')) AS m),
 	df AS (SELECT words.t, max(greatest(1, (SELECT coalesce(max(n), 0) FROM (SELECT sum(v.sections) AS n
 			FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', words.word)), tsvector_to_array(to_tsvector('spanish', words.word)))) AS s
-			JOIN lesson_terms v ON v.lexeme = s OR (words.prefix AND v.lexeme >= s AND v.lexeme < s || chr(1114111))
+			JOIN lesson_terms v ON v.lexeme >= s AND v.lexeme < s || CASE WHEN words.prefix THEN chr(1114111) ELSE chr(1) END
 			GROUP BY s) y))) AS n FROM words GROUP BY words.t),
 	pool AS (SELECT string_agg(t, ' | ') AS match, min(n) AS rarest FROM (
 		SELECT m.t, df.n, sum(df.n) OVER (ORDER BY df.n, m.t ROWS UNBOUNDED PRECEDING) - df.n AS before
@@ -235,18 +235,7 @@ type Chunks struct {
 func NewChunks(db *gorm.DB) *Chunks {
 	s := &Chunks{db: db}
 	s.unknown = newReader(db, s.readUnknown)
-	s.batch = newBatcher(batchWorkers, batchMax, func(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
-		var outs [][]Chunk
-		var errs []error
-		err := planOnce(ctx, s.db, func(tx *gorm.DB) error {
-			outs, errs = s.searchMany(tx, qs)
-			return nil
-		})
-		if err != nil {
-			return eachErr[[]Chunk](len(qs), err)
-		}
-		return outs, errs
-	})
+	s.batch = newBatcher(batchWorkers, batchMax, s.searchMany)
 	return s
 }
 
@@ -257,26 +246,18 @@ func (s *Chunks) Search(ctx context.Context, q ChunkSearch) ([]Chunk, error) {
 	if !q.Help && !inTx(ctx) {
 		return s.batch.do(ctx, q)
 	}
-	var rows []Chunk
-	err := planOnce(ctx, s.db, func(tx *gorm.DB) (err error) {
-		rows, err = s.search(tx, q)
-		return err
-	})
-	return rows, err
+	return s.search(conn(ctx, s.db), q)
 }
 
 // planOnce runs fn's statements in a transaction in which PostgreSQL
 // plans a statement once per connection (its generic plan) instead of
-// for each execution: planning a search, a statement of a dozen parts,
-// cost about as much as running it on the demo content (the eval's
-// retrieval per question p50 3.8–4.5 → 2.9 ms, p99 10–13 ms either way,
-// the same rankings; every statement of aula with generic plans gave p50
-// 1.9 and p99 4.1 ms, but a status passed as a parameter would lose its
-// partial indexes). The scope filters stay conditions ("no lesson, or
-// this one") a generic plan cannot drop; among 10,000 lessons p99
-// stayed 30 ms.
-// Other statements keep PostgreSQL's choice, and so does a search in a
-// caller's transaction (see WithTx): a setting there would outlive it.
+// for each execution: a batch of searches (see searchMany) is planned
+// in about the time it takes to run on the demo content. A search run
+// alone keeps its generic plan without it (see hideTexts). Other
+// statements keep PostgreSQL's choice (every statement of aula with
+// generic plans would lose the partial indexes that a status passed as a
+// parameter selects), and so does a search in a caller's transaction
+// (see WithTx): a setting there would outlive it.
 func planOnce(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
 	if inTx(ctx) {
 		return fn(conn(ctx, db))
@@ -302,21 +283,47 @@ func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
 
 // searchStatement is q's statement and its arguments.
 func searchStatement(q ChunkSearch) (string, []any) {
-	query := scopedChunksSQL[scopeOf(q.LessonID, q.ModuleID)]
+	fallback := 0
+	if q.Fallback != "" {
+		fallback = 1
+	}
+	query := singleSQL[scopeOf(q.LessonID, q.ModuleID)][fallback]
 	args := []any{sql.Named("lang", q.Lang), sql.Named("weight", OtherLangWeight), sql.Named("match", q.Match),
 		sql.Named("rank", q.RankBy), sql.Named("rankx", cmp.Or(q.RankOther, q.RankBy)), sql.Named("limit", q.Limit), sql.Named("ctx", q.Context), sql.Named("cw", q.ContextWeight),
 		sql.Named("prev", q.Prev), sql.Named("prevbonus", q.PrevBonus), sql.Named("prevlift", q.PrevLift)}
 	if q.Help {
-		query = helpChunksSQL
+		query = helpSQL[fallback]
 		args = append(args, sql.Named("only", q.OnlyLang))
 	} else {
 		args = append(args, sql.Named("lesson", q.LessonID), sql.Named("module", q.ModuleID))
 	}
 	if q.Fallback != "" {
-		query = withFallback(query)
 		args = append(args, sql.Named("fallback", q.Fallback), sql.Named("enough", q.Enough))
 	}
 	return query, args
+}
+
+// A search run alone puts its texts behind subqueries (hideTexts), so
+// that PostgreSQL plans it once per connection and keeps that plan. A
+// prepared statement is planned for its parameters' values (a custom
+// plan) until the plan made for any value (a generic one) looks no
+// costlier; with the question's terms in view the custom plan knew how
+// many there were and always looked cheaper, so every search was planned
+// again, which cost about as much as running it on the demo content.
+// Until 7 December a search forced the generic plan in a transaction of
+// its own (planOnce), three more round trips: without them a heavy
+// follow-up's search took 3.9–4.5 ms instead of 5.5–5.7 (same results;
+// README, "How the tutor finds sections").
+var (
+	hideTexts = strings.NewReplacer("@match", "(SELECT CAST(@match AS text))", "@rankx", "(SELECT CAST(@rankx AS text))",
+		"@rank", "(SELECT CAST(@rank AS text))", "@ctx", "(SELECT CAST(@ctx AS text))", "@fallback", "(SELECT CAST(@fallback AS text))")
+	singleSQL = [scopes][2]string{alone(scopedChunksSQL[scopeAll]), alone(scopedChunksSQL[scopeLesson]), alone(scopedChunksSQL[scopeModule])}
+	helpSQL   = alone(helpChunksSQL)
+)
+
+// alone is query as a search run alone: without and with its fallback.
+func alone(query string) [2]string {
+	return [2]string{hideTexts.Replace(query), hideTexts.Replace(withFallback(query))}
 }
 
 // withFallback runs query, and the same query matching @fallback when
@@ -371,8 +378,9 @@ type lessonSearch struct {
 
 // searchMany answers a batch of lesson searches: a search asked more
 // than once (a class asking the same question) runs once, and one alone
-// runs as its own statement. Every caller gets its own copy.
-func (s *Chunks) searchMany(db *gorm.DB, qs []ChunkSearch) ([][]Chunk, []error) {
+// runs as its own statement; several run in planOnce. Every caller gets
+// its own copy.
+func (s *Chunks) searchMany(ctx context.Context, qs []ChunkSearch) ([][]Chunk, []error) {
 	distinct := map[ChunkSearch]int{}
 	var ins []lessonSearch
 	for _, q := range qs {
@@ -384,13 +392,13 @@ func (s *Chunks) searchMany(db *gorm.DB, qs []ChunkSearch) ([][]Chunk, []error) 
 		}
 	}
 	found := make([][]Chunk, len(ins))
+	var err error
 	if len(ins) == 1 {
-		rows, err := s.search(db, qs[0])
-		if err != nil {
-			return eachErr[[]Chunk](len(qs), err)
-		}
-		found[0] = rows
-	} else if err := s.runSearches(db, ins, found); err != nil {
+		found[0], err = s.search(s.db.WithContext(ctx), qs[0])
+	} else {
+		err = planOnce(ctx, s.db, func(tx *gorm.DB) error { return s.runSearches(tx, ins, found) })
+	}
+	if err != nil {
 		return eachErr[[]Chunk](len(qs), err)
 	}
 	outs := make([][]Chunk, len(qs))
