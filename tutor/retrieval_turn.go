@@ -21,10 +21,11 @@ type Found struct {
 // newest first, and sc where the student is. It calls no model: nothing
 // may stand between a question and its first token.
 func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Message, sc Scope, k int) (Found, error) {
-	query, method := condense(text, recent)
+	prior := priorTurns(recent)
+	query, method := condense(text, prior)
 	tq := turnQuery{own: questionTerms(text), vec: r.vectors.start(ctx, query)}
 	tq.bridge = translations(tq.own)
-	if prior := priorTurns(recent); len(prior) > 0 {
+	if len(prior) > 0 {
 		tq.context = contextTerms(text, prior)
 		for _, p := range prior {
 			if p.Role == models.RoleAssistant {
@@ -61,9 +62,9 @@ func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Me
 // condense turns a follow-up into a standalone retrieval query with the
 // keyword method: no model call may stand between a question and its
 // first token (a condense model made every follow-up wait for a whole
-// answer of its own first).
-func condense(question string, recent []models.Message) (string, string) {
-	prior := priorTurns(recent)
+// answer of its own first). prior is the thread's earlier turns (see
+// priorTurns, which parses each answer's receipt: read once a turn).
+func condense(question string, prior []priorTurn) (string, string) {
 	if len(prior) == 0 {
 		return question, "none"
 	}
