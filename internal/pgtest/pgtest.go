@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,11 +57,15 @@ func fuzzWorker() bool {
 }
 
 func run(m *testing.M) (int, error) {
-	dir, err := os.MkdirTemp("", "aulapg")
+	sweepStale(os.TempDir())
+	dir, err := os.MkdirTemp("", clusterPattern)
 	if err != nil {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return 0, err
+	}
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return 0, err
 	}
