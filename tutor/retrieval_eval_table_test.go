@@ -1,8 +1,10 @@
 package tutor
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -129,7 +131,30 @@ func timePasses(t testing.TB, f *fixture, set evalSet, first []evalResult, s *ev
 		}
 	}
 	s.passes = passes + 1
+	if testing.Verbose() && os.Getenv("AULA_EVAL_MISSES") != "" {
+		logSlowest(t, set, best, 5)
+	}
 	s.bestP50, s.bestP99 = percentiles(best)
+}
+
+// logSlowest logs the n questions whose fastest time is the longest:
+// the ones behind the p99 (best[j] is the set's j-th turn, in order).
+func logSlowest(t testing.TB, set evalSet, best []time.Duration, n int) {
+	t.Helper()
+	var turns []string
+	for _, d := range set.Dialogues {
+		for i, turn := range d.Turns {
+			turns = append(turns, fmt.Sprintf("%s/%d %q", d.ID, i+1, turn.Q))
+		}
+	}
+	order := make([]int, len(best))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(best[b], best[a]) })
+	for _, j := range order[:min(n, len(order))] {
+		t.Logf("slowest: %s at best %s", turns[j], best[j].Round(10*time.Microsecond))
+	}
 }
 
 func (s evalSummary) table(title string) string {
