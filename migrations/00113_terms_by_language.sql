@@ -16,10 +16,11 @@ ALTER TABLE help_chunks ADD COLUMN language text NOT NULL DEFAULT 'en';
 ALTER TABLE lesson_terms ADD COLUMN en int NOT NULL DEFAULT 0, ADD COLUMN es int NOT NULL DEFAULT 0;
 ALTER TABLE help_terms ADD COLUMN en int NOT NULL DEFAULT 0, ADD COLUMN es int NOT NULL DEFAULT 0;
 
+-- A section of no lesson keeps its default: the foreign key refuses it.
 -- +goose StatementBegin
 CREATE FUNCTION lesson_chunk_language() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.language := (SELECT language FROM lessons WHERE id = NEW.lesson_id);
+    NEW.language := coalesce((SELECT language FROM lessons WHERE id = NEW.lesson_id), NEW.language);
     RETURN NEW;
 END $$;
 -- +goose StatementEnd
@@ -27,7 +28,7 @@ END $$;
 -- +goose StatementBegin
 CREATE FUNCTION help_chunk_language() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.language := (SELECT language FROM help_articles WHERE id = NEW.article_id);
+    NEW.language := coalesce((SELECT language FROM help_articles WHERE id = NEW.article_id), NEW.language);
     RETURN NEW;
 END $$;
 -- +goose StatementEnd

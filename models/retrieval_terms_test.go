@@ -2,11 +2,13 @@ package models_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
 	"aula/internal/pgtest"
@@ -117,6 +119,11 @@ func TestUnknownAsksEachLanguageItsOwnStem(t *testing.T) {
 	}
 	if got := counts("summarization"); !slices.Equal(got, []int{1, 0, 1}) {
 		t.Errorf("after the lesson became Spanish: summarization sections, en, es = %v, want [1 0 1]", got)
+	}
+	// A section of no lesson is still refused by its foreign key.
+	err := db.Exec(`INSERT INTO lesson_chunks (lesson_id, position, heading, anchor, text, hash) VALUES ('nope', 0, 'A', 'a', 'x', 'h')`).Error
+	if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "23503" {
+		t.Errorf("a section of no lesson: %v, want a foreign key violation", err)
 	}
 }
 
