@@ -114,10 +114,18 @@ func boundCuts(src string, ended bool) ([]byte, []cut) {
 // firstOpen is the first top-level block of doc still open, and where it
 // starts in the text: the latest one that starts on a cut line with a
 // block before it (then all before it closed there), else the first.
+// Blocks starting on the same line came from the same lines, and are
+// taken together: a table takes its header from a paragraph's last line
+// and leaves the lines before it a paragraph, both starting where the
+// paragraph did ("0\n0\n-|"), and the next token ("-||") can undo the
+// table and join them again.
 func firstOpen(doc ast.Node, cuts []cut) (ast.Node, int) {
 	n := doc.LastChild()
 	for i := len(cuts) - 1; i >= 0 && n != nil; i-- {
 		for n != nil && n.Pos() >= cuts[i].end {
+			n = n.PreviousSibling()
+		}
+		for n != nil && n.PreviousSibling() != nil && n.PreviousSibling().Pos() >= cuts[i].at {
 			n = n.PreviousSibling()
 		}
 		if n != nil && n.Pos() >= cuts[i].at && n.PreviousSibling() != nil {

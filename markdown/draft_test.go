@@ -74,6 +74,10 @@ var draftAnswers = map[string]string{
 	"bound's fence":    "```a`\n\nnext " + strings.Repeat("*a* ", 300) + "\n\nEnd " + strings.Repeat("*b_", 200) + ".",
 	"spaces only":      "   \n\n  \t\n",
 	"trailing space":   "One.  \n\nTwo.\n\n   ",
+	// A table cut from a paragraph's last line, then undone by the next
+	// token: the paragraph before it is not finished (found by FuzzDraft).
+	"table undone":   "\n0\n0\n-|",
+	"table undone 2": "Intro.\n\n0\n0\n-||\n\nA\n\nB\nC\n-|\n\nEnd.",
 }
 
 // draftBenchAnswer is a tutor answer of the usual shape, about 2.5 KB:
