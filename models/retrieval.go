@@ -36,10 +36,6 @@ type ChunkSearch struct {
 	Lang     string // the question's language: material in it ranks first
 	OnlyLang bool   // only material in Lang (help: articles exist in both languages)
 	Match    string // tsquery text a chunk must match, in either configuration
-	// Fallback, when set, is matched instead whenever Match finds fewer
-	// than Enough chunks, in the same statement (one round trip).
-	Fallback string
-	Enough   int
 	// RankBy is tsquery text the matches are ranked against: the
 	// question's own terms, OR-ed (" | "). A term may be a word with its
 	// synonyms ("'check':*|'verify':*"): it ranks as the best of them, so
@@ -283,22 +279,15 @@ func (s *Chunks) search(db *gorm.DB, q ChunkSearch) ([]Chunk, error) {
 
 // searchStatement is q's statement and its arguments.
 func searchStatement(q ChunkSearch) (string, []any) {
-	fallback := 0
-	if q.Fallback != "" {
-		fallback = 1
-	}
-	query := singleSQL[scopeOf(q.LessonID, q.ModuleID)][fallback]
+	query := singleSQL[scopeOf(q.LessonID, q.ModuleID)]
 	args := []any{sql.Named("lang", q.Lang), sql.Named("weight", OtherLangWeight), sql.Named("match", q.Match),
 		sql.Named("rank", q.RankBy), sql.Named("rankx", cmp.Or(q.RankOther, q.RankBy)), sql.Named("limit", q.Limit), sql.Named("ctx", q.Context), sql.Named("cw", q.ContextWeight),
 		sql.Named("prev", q.Prev), sql.Named("prevbonus", q.PrevBonus), sql.Named("prevlift", q.PrevLift)}
 	if q.Help {
-		query = helpSQL[fallback]
+		query = helpSQL
 		args = append(args, sql.Named("only", q.OnlyLang))
 	} else {
 		args = append(args, sql.Named("lesson", q.LessonID), sql.Named("module", q.ModuleID))
-	}
-	if q.Fallback != "" {
-		args = append(args, sql.Named("fallback", q.Fallback), sql.Named("enough", q.Enough))
 	}
 	return query, args
 }
@@ -316,28 +305,11 @@ func searchStatement(q ChunkSearch) (string, []any) {
 // README, "How the tutor finds sections").
 var (
 	hideTexts = strings.NewReplacer("@match", "(SELECT CAST(@match AS text))", "@rankx", "(SELECT CAST(@rankx AS text))",
-		"@rank", "(SELECT CAST(@rank AS text))", "@ctx", "(SELECT CAST(@ctx AS text))", "@fallback", "(SELECT CAST(@fallback AS text))")
-	singleSQL = [scopes][2]string{alone(scopedChunksSQL[scopeAll]), alone(scopedChunksSQL[scopeLesson]), alone(scopedChunksSQL[scopeModule])}
-	helpSQL   = alone(helpChunksSQL)
+		"@rank", "(SELECT CAST(@rank AS text))", "@ctx", "(SELECT CAST(@ctx AS text))")
+	singleSQL = [scopes]string{hideTexts.Replace(scopedChunksSQL[scopeAll]), hideTexts.Replace(scopedChunksSQL[scopeLesson]),
+		hideTexts.Replace(scopedChunksSQL[scopeModule])}
+	helpSQL = hideTexts.Replace(helpChunksSQL)
 )
-
-// alone is query as a search run alone: without and with its fallback.
-func alone(query string) [2]string {
-	return [2]string{hideTexts.Replace(query), hideTexts.Replace(withFallback(query))}
-}
-
-// withFallback runs query, and the same query matching @fallback when
-// the first finds fewer than @enough rows, as one statement: the first is
-// read once, and the second is inlined behind a one-time filter, so it is
-// executed only when needed (a class asking at once queues every round
-// trip on the connection pool).
-func withFallback(query string) string {
-	return `WITH first AS (` + query + `), second AS (` + strings.ReplaceAll(query, "@match", "@fallback") + `)
-	SELECT * FROM first WHERE (SELECT count(*) FROM first) >= @enough
-	UNION ALL
-	SELECT * FROM second WHERE (SELECT count(*) FROM first) < @enough
-	ORDER BY score DESC, chunk_id`
-}
 
 // lessonSectionsSQL reads lesson sections as chunks; the caller adds
 // which lessons and the order.
@@ -356,24 +328,21 @@ func (s *Chunks) OfLesson(ctx context.Context, lessonID string) ([]Chunk, error)
 }
 
 // lessonSearch is one distinct lesson search of a batch, as the batch
-// statement reads it (a search without a fallback falls back to nothing:
-// enough 0 always keeps the first match).
+// statement reads it.
 type lessonSearch struct {
-	I        int     `json:"i"`
-	Lang     string  `json:"lang"`
-	Match    string  `json:"match"`
-	Rank     string  `json:"rank"`
-	RankX    string  `json:"rankx"`
-	Lesson   string  `json:"lesson"`
-	Module   int64   `json:"module"`
-	Limit    int     `json:"lim"`
-	Fallback string  `json:"fallback"`
-	Enough   int     `json:"enough"`
-	Ctx      string  `json:"ctx"`
-	CW       float64 `json:"cw"`
-	Prev     int64   `json:"prev"`
-	PrevB    float64 `json:"prevbonus"`
-	PrevL    float64 `json:"prevlift"`
+	I      int     `json:"i"`
+	Lang   string  `json:"lang"`
+	Match  string  `json:"match"`
+	Rank   string  `json:"rank"`
+	RankX  string  `json:"rankx"`
+	Lesson string  `json:"lesson"`
+	Module int64   `json:"module"`
+	Limit  int     `json:"lim"`
+	Ctx    string  `json:"ctx"`
+	CW     float64 `json:"cw"`
+	Prev   int64   `json:"prev"`
+	PrevB  float64 `json:"prevbonus"`
+	PrevL  float64 `json:"prevlift"`
 }
 
 // searchMany answers a batch of lesson searches: a search asked more
@@ -387,8 +356,7 @@ func (s *Chunks) searchMany(ctx context.Context, qs []ChunkSearch) ([][]Chunk, [
 		if _, ok := distinct[q]; !ok {
 			distinct[q] = len(ins)
 			ins = append(ins, lessonSearch{I: len(ins), Lang: q.Lang, Match: q.Match, Rank: q.RankBy, RankX: cmp.Or(q.RankOther, q.RankBy), Lesson: q.LessonID,
-				Module: q.ModuleID, Limit: q.Limit, Fallback: cmp.Or(q.Fallback, q.Match), Enough: q.Enough,
-				Ctx: q.Context, CW: q.ContextWeight, Prev: q.Prev, PrevB: q.PrevBonus, PrevL: q.PrevLift})
+				Module: q.ModuleID, Limit: q.Limit, Ctx: q.Context, CW: q.ContextWeight, Prev: q.Prev, PrevB: q.PrevBonus, PrevL: q.PrevLift})
 		}
 	}
 	found := make([][]Chunk, len(ins))

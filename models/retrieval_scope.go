@@ -42,7 +42,7 @@ func scopeOf(lesson string, module int64) int {
 }
 
 // The statements that run many lesson searches of one scope at once:
-// each input row runs the single search's query (fallback included) with
+// each input row runs the single search's query with
 // its own parameters. A class's batch is mostly of one scope (a class
 // reads the same screen); one statement holding the three scopes' queries
 // took three times as long to plan on each of the pool's connections, so
@@ -56,12 +56,11 @@ var scopedSearchesSQL = [scopes]string{
 // searchesOf is the batch statement running query for each input.
 func searchesOf(query string) string {
 	return `SELECT r.i, s.* FROM json_to_recordset(CAST(@searches AS json)) AS r(i int, lang text, match text, rank text, rankx text,
-	lesson text, module bigint, lim int, fallback text, enough int,
-	ctx text, cw float8, prev bigint, prevbonus float8, prevlift float8)
+	lesson text, module bigint, lim int, ctx text, cw float8, prev bigint, prevbonus float8, prevlift float8)
 	CROSS JOIN LATERAL (` + strings.NewReplacer("@lang", "r.lang", "@match", "r.match", "@rankx", "r.rankx", "@rank", "r.rank",
-		"@lesson", "r.lesson", "@module", "r.module", "@limit", "r.lim", "@fallback", "r.fallback", "@enough", "r.enough",
+		"@lesson", "r.lesson", "@module", "r.module", "@limit", "r.lim",
 		"@ctx", "r.ctx", "@cw", "r.cw", "@prevbonus", "r.prevbonus", "@prevlift", "r.prevlift", "@prev", "r.prev").
-		Replace(withFallback(query)) + `) s
+		Replace(query) + `) s
 	ORDER BY r.i, s.score DESC, s.chunk_id`
 }
 
