@@ -11,21 +11,21 @@ import (
 )
 
 // unknownTermsSQL returns the tsquery texts of terms (an SQL text
-// expression: space-separated,
-// each one word or several joined by |) none of whose words any section
-// holds (words: lessonWords or helpWords; a prefix any word it begins):
-// the question names something the material never mentions. A word's
-// English stem is looked up among the English sections' English words
-// and its Spanish stem among the Spanish sections' Spanish words
-// (migration 00113): the English stem of the Spanish verb "sumar" made
-// "sumarization", a typo, a known word. A stopword of either language
-// ("algo") names nothing: it counts as known. A lookup of a few words, however many
-// sections there are: each word one range of the table's index (a word
-// alone is the range [s, s + chr(1)), in its C collation), read up to its
-// first row. An OR of the exact and the prefix condition made PostgreSQL
-// read the whole table for each word instead (2.3 ms a question on the
-// demo content, 0.06 ms now). OFFSET 0 keeps the check before
-// nearLookup's join, so only the unknown words look for a near one.
+// expression: space-separated, each one word or several joined by |)
+// none of whose words any section holds (words: lessonWords or
+// helpWords; a prefix any word it begins): the question names something
+// the material never mentions. A word's English stem is looked up among
+// the English sections' English words and its Spanish stem among the
+// Spanish sections' Spanish words (migration 00113): the English stem of
+// the Spanish verb "sumar" made "sumarization", a typo, a known word. A
+// stopword of either language ("algo") names nothing: it counts as
+// known. A lookup of a few words, however many sections there are: each
+// word one range of the table's index (a word alone is the range [s, s +
+// chr(1)), in its C collation), read up to its first row. An OR of the
+// exact and the prefix condition made PostgreSQL read the whole table for
+// each word instead (2.3 ms a question on the demo content, 0.06 ms
+// now). OFFSET 0 keeps the check before nearLookup's join, so only the
+// unknown words look for a near one.
 func unknownTermsSQL(words, terms string) string {
 	return `SELECT t, o FROM unnest(string_to_array(` + terms + `, ' ')) WITH ORDINALITY AS x(t, o)
 	WHERE NOT EXISTS (SELECT 1 FROM unnest(string_to_array(t, '|')) AS p
