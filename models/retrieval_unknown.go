@@ -82,15 +82,8 @@ const (
 	helpWords   = `help_terms v`
 )
 
-// oneCheckTerms is a check's terms as its statement reads them: behind
-// a subquery, so that PostgreSQL does not see them when it plans. It
-// plans a prepared statement for its parameters' values first (a custom
-// plan) and keeps doing so when the plan it would make for any value (a
-// generic one) looks costlier; with @terms in view the custom plan knew
-// how many words a question holds and always looked cheaper, so every
-// check was planned anew: 0.8–1.0 ms a check, 0.35–0.45 with the
-// generic plan it now keeps (same results; models TestUnknown*).
-const oneCheckTerms = `(SELECT CAST(@terms AS text))`
+// oneCheckTerms is a check's terms, hidden from the planner (see hidden).
+var oneCheckTerms = hidden("terms")
 
 // checkSQL is one question's check: its terms no section of words
 // (lessonWords or helpWords) holds, in the question's order, each with
