@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -225,11 +226,15 @@ type Chunks struct {
 	// together in one statement.
 	unknown  *reader[unknownKey, []UnknownTerm]
 	trigrams trigrams
+	// knownLesson and knownHelp are the terms the checks found lately
+	// (retrieval_known.go).
+	knownLesson, knownHelp knownTerms
+	now                    func() time.Time
 }
 
 // NewChunks returns the store on db.
 func NewChunks(db *gorm.DB) *Chunks {
-	s := &Chunks{db: db}
+	s := &Chunks{db: db, now: time.Now}
 	s.unknown = newReader(db, s.readUnknown)
 	s.batch = newBatcher(batchWorkers, batchMax, s.searchMany)
 	return s

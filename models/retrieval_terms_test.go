@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
@@ -30,6 +31,8 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 		return n
 	}
 	s := models.NewChunks(db.DB)
+	now := time.Now()
+	models.SetChunksClock(s, func() time.Time { return now })
 	unknown := func(terms ...string) []string {
 		t.Helper()
 		out, err := s.Unknown(ctx, false, terms)
@@ -53,12 +56,23 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 	if got := []int{sections("troncal"), sections("zebra"), sections("")}; !slices.Equal(got, []int{0, 1, 8}) {
 		t.Errorf("after the edit troncal, zebra, sections = %v, want [0 1 8]", got)
 	}
+	// An unknown word is asked about again: known as soon as a section
+	// holds it.
+	if got := unknown("'zebra'"); len(got) != 0 {
+		t.Errorf("unknown = %v after a section took zebra, want none", got)
+	}
 	if err := db.Exec(`DELETE FROM lessons WHERE id = 'vlans-es'`).Error; err != nil {
 		t.Fatal(err)
 	}
 	if got := []int{sections("zebra"), sections("switch"), sections("")}; !slices.Equal(got, []int{0, 3, 6}) {
 		t.Errorf("after the lesson went zebra, switch, sections = %v, want [0 3 6]", got)
 	}
+	// A known word is taken as known for a while without asking
+	// (retrieval_known.go), then asked about again.
+	if got := unknown("'zebra'", "'troncal'"); len(got) != 0 {
+		t.Errorf("unknown = %v right after, want none: both were found lately", got)
+	}
+	now = now.Add(models.KnownFor + time.Second)
 	if got := unknown("'zebra'", "'troncal'"); !slices.Equal(got, []string{"'zebra'", "'troncal'"}) {
 		t.Errorf("unknown = %v, want both: no section holds them any more", got)
 	}
