@@ -226,10 +226,10 @@ type Chunks struct {
 	// together in one statement.
 	unknown  *reader[unknownKey, []UnknownTerm]
 	trigrams trigrams
-	// knownLesson and knownHelp are the terms the checks found lately
+	// checkedLesson and checkedHelp are the terms checked lately
 	// (retrieval_known.go).
-	knownLesson, knownHelp knownTerms
-	now                    func() time.Time
+	checkedLesson, checkedHelp checkMemory
+	now                        func() time.Time
 }
 
 // NewChunks returns the store on db.

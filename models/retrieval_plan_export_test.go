@@ -8,5 +8,8 @@ var PlanOnce = planOnce
 // SetChunksClock makes s read the time from now (the known terms' expiry).
 func SetChunksClock(s *Chunks, now func() time.Time) { s.now = now }
 
-// KnownFor is how long a check's known term is taken as known.
-const KnownFor = knownFor
+// How long a check's answer for a known and an unknown term is remembered.
+const (
+	KnownFor   = knownFor
+	UnknownFor = unknownFor
+)

@@ -56,8 +56,12 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 	if got := []int{sections("troncal"), sections("zebra"), sections("")}; !slices.Equal(got, []int{0, 1, 8}) {
 		t.Errorf("after the edit troncal, zebra, sections = %v, want [0 1 8]", got)
 	}
-	// An unknown word is asked about again: known as soon as a section
-	// holds it.
+	// An unknown word is remembered unknown for a few seconds only, then
+	// asked about again: known once a section holds it.
+	if got := unknown("'zebra'"); !slices.Equal(got, []string{"'zebra'"}) {
+		t.Errorf("unknown = %v right after a section took zebra, want zebra still (remembered)", got)
+	}
+	now = now.Add(models.UnknownFor + time.Second)
 	if got := unknown("'zebra'"); len(got) != 0 {
 		t.Errorf("unknown = %v after a section took zebra, want none", got)
 	}
