@@ -89,9 +89,17 @@ func (a *App) askIn(c echo.Context, conv *models.Conversation, pathSlug string) 
 		// is drawn again around it, its forms now posting to the session.
 		return a.renderPanelFragment(c, pathSlug, &res.Conversation, res.AssistantMessage.ID)
 	}
-	bubbles := []views.MessageView{a.questionView(ctx, u.ID, res.UserMessage, file != nil, inPanel)}
+	return a.askedBubbles(c, res, file != nil, inPanel)
+}
+
+// askedBubbles answers an HTMX ask with the question's bubble and the
+// answer's (or, when the page's stream is open, a ticket for the next one),
+// and the thread's row in the list when the question began the thread.
+func (a *App) askedBubbles(c echo.Context, res *tutor.AskResult, withFile, inPanel bool) error {
+	uid := handlers.UserFrom(c).ID
+	bubbles := []views.MessageView{a.questionView(c.Request().Context(), uid, res.UserMessage, withFile, inPanel)}
 	next := views.AskNext{InPanel: inPanel}
-	if a.handNext(c, u.ID, res.AssistantMessage.ID) {
+	if a.handNext(c, uid, res.AssistantMessage.ID) {
 		// The page's open stream carries the answer: its bubble moves
 		// under the question, and the form gets a ticket for the next one.
 		next.Ticket = newTicket()
