@@ -102,7 +102,24 @@ type LessonRef struct {
 }
 
 // Content is the store of paths, modules, lessons and help articles.
-type Content struct{ db *gorm.DB }
+type Content struct {
+	db *gorm.DB
+	// Changed, when set, is called once a change of the sections students
+	// read has committed (a lesson published, unpublished, restored while
+	// published, or deleted): the tutor's retrieval forgets the words it
+	// checked (Chunks.ContentChanged), so a word just published is not
+	// "not covered" for the seconds it would remember that.
+	Changed func()
+}
+
+// changed calls Changed after a change that committed (err nil) and
+// returns err.
+func (s *Content) changed(err error) error {
+	if err == nil && s.Changed != nil {
+		s.Changed()
+	}
+	return err
+}
 
 // NewContent returns the content store.
 func NewContent(db *gorm.DB) *Content { return &Content{db: db} }

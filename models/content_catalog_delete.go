@@ -38,7 +38,7 @@ func (s *Content) LessonToDelete(ctx context.Context, id string) (*LessonToDelet
 // its sections, versions, progress and checks (the foreign keys cascade;
 // threads' lesson_id becomes NULL); an audit entry records it.
 func (s *Content) DeleteLesson(ctx context.Context, who Actor, id string) error {
-	return WithTx(ctx, s.db, func(ctx context.Context) error {
+	return s.changed(WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		l, err := lockLesson(tx, id)
 		if err != nil {
@@ -51,7 +51,7 @@ func (s *Content) DeleteLesson(ctx context.Context, who Actor, id string) error 
 			return fmt.Errorf("delete lesson: %w", err)
 		}
 		return s.RecordContent(ctx, who, AuditDelete, id, l.Title)
-	})
+	}))
 }
 
 // ModuleToDelete is what the confirmation before deleting a module names.

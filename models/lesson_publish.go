@@ -18,7 +18,7 @@ var ErrNotPublished = fmt.Errorf("the lesson is not published")
 // sections really edited) and its suggestions, with an audit entry, in one
 // transaction.
 func (s *Content) Publish(ctx context.Context, lessonID string, number int, who Actor) error {
-	return WithTx(ctx, s.db, func(ctx context.Context) error {
+	return s.changed(WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		if _, err := lockLesson(tx, lessonID); err != nil {
 			return err
@@ -31,7 +31,7 @@ func (s *Content) Publish(ctx context.Context, lessonID string, number int, who 
 			return err
 		}
 		return s.RecordContent(ctx, who, AuditPublish, lessonID, "version "+strconv.Itoa(number))
-	})
+	}))
 }
 
 // publishVersion copies v into the lesson students read.
@@ -70,7 +70,7 @@ func replaceSuggestions(tx *gorm.DB, lessonID string, texts []string, now time.T
 // go, so retrieval no longer finds it; its versions, threads and progress
 // stay. A lesson that is not published is ErrNotPublished.
 func (s *Content) Unpublish(ctx context.Context, lessonID string, who Actor) error {
-	return WithTx(ctx, s.db, func(ctx context.Context) error {
+	return s.changed(WithTx(ctx, s.db, func(ctx context.Context) error {
 		tx := conn(ctx, s.db)
 		l, err := lockLesson(tx, lessonID)
 		if err != nil {
@@ -86,7 +86,7 @@ func (s *Content) Unpublish(ctx context.Context, lessonID string, who Actor) err
 			return err
 		}
 		return s.RecordContent(ctx, who, AuditUnpublish, lessonID, "")
-	})
+	}))
 }
 
 // Restore adds a version that is a copy of version number (the history
@@ -116,5 +116,5 @@ func (s *Content) Restore(ctx context.Context, lessonID string, number, base int
 		}
 		return s.RecordContent(ctx, who, AuditRestore, lessonID, fmt.Sprintf("version %d as version %d", number, out.Number))
 	})
-	return out, err
+	return out, s.changed(err)
 }

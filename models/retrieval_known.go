@@ -77,6 +77,13 @@ func (m *checkMemory) learn(asked []string, unknown []UnknownTerm, now time.Time
 	}
 }
 
+// forget empties the memory.
+func (m *checkMemory) forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.terms = nil
+}
+
 // inOrder is the unknown terms of a and b in terms' order.
 func inOrder(terms []string, a, b []UnknownTerm) []UnknownTerm {
 	if len(a) == 0 || len(b) == 0 {

@@ -190,6 +190,11 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]Unkn
 	return inOrder(terms, recalled, asked), nil
 }
 
+// ContentChanged forgets the lesson terms checked lately: a lesson was
+// published, unpublished or deleted in this process (Content.Changed).
+// Another process's change is seen when the memory expires.
+func (s *Chunks) ContentChanged() { s.checkedLesson.forget() }
+
 // unknownOf is Unknown asking PostgreSQL about every one of terms.
 func (s *Chunks) unknownOf(ctx context.Context, help bool, terms []string) ([]UnknownTerm, error) {
 	if !help {

@@ -97,6 +97,11 @@ func (s *Service) Streams() *stream.Broker { return s.streams }
 // models.Conversations.Remembered) are the ones every front saw.
 func (s *Service) Conversations() *models.Conversations { return s.convs }
 
+// ContentChanged tells the service's retrieval that the lessons students
+// read changed in this process (models.Content.Changed): a word it
+// remembers as not covered is checked again.
+func (s *Service) ContentChanged() { s.retr.chunks.ContentChanged() }
+
 func (s *Service) now() time.Time { return s.cfg.Now().UTC() }
 
 // AskInput is one question.

@@ -97,6 +97,8 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 	users.Hashing = models.NewDefaultHashing()
 	resets := models.NewPasswordResets(db)
 	resets.Hashing = users.Hashing
+	content := models.NewContent(db)
+	content.Changed = svc.ContentChanged
 	return &App{
 		DB:            db,
 		Users:         users,
@@ -106,7 +108,7 @@ func New(db *gorm.DB, svc *tutor.Service, sessionKey []byte, log *slog.Logger, m
 		Joins:         models.NewJoinThrottle(db),
 		ClassSignups:  models.NewClassSignupThrottle(db),
 		Orgs:          models.NewOrganizations(db),
-		Content:       models.NewContent(db),
+		Content:       content,
 		Chunks:        models.NewChunks(db),
 		Progress:      models.NewProgress(db),
 		Conversations: svc.Conversations(),
