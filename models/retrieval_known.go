@@ -5,6 +5,12 @@ import (
 	"time"
 )
 
+// ContentChannel is where PostgreSQL says that a statement changed lesson
+// or help sections (payload "lesson" or "help"; migration 00114): every
+// process's LISTEN connection follows it, and its retrieval forgets the
+// terms it checked (Chunks.ContentChanged).
+const ContentChannel = "aula_content"
+
 // A check's answer for a term is remembered for a while instead of
 // asking PostgreSQL again: a class asks about the same few dozen words
 // over and over (the class benchmark's 200 questions hold about 30),

@@ -32,7 +32,7 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 	}
 	s := models.NewChunks(db.DB)
 	now := time.Now()
-	models.SetChunksClock(s, func() time.Time { return now })
+	s.UseClock(func() time.Time { return now })
 	unknown := func(terms ...string) []string {
 		t.Helper()
 		out, err := s.Unknown(ctx, false, terms)

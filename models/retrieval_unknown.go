@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -190,10 +191,17 @@ func (s *Chunks) Unknown(ctx context.Context, help bool, terms []string) ([]Unkn
 	return inOrder(terms, recalled, asked), nil
 }
 
-// ContentChanged forgets the lesson terms checked lately: a lesson was
-// published, unpublished or deleted in this process (Content.Changed).
-// Another process's change is seen when the memory expires.
-func (s *Chunks) ContentChanged() { s.checkedLesson.forget() }
+// ContentChanged forgets the terms checked lately, lesson and help: the
+// sections changed, in this process (Content.Changed) or in any
+// (ContentChannel).
+func (s *Chunks) ContentChanged() {
+	s.checkedLesson.forget()
+	s.checkedHelp.forget()
+}
+
+// UseClock makes the store read the time from now, which decides when a
+// checked term is checked again (the tutor's tests freeze it).
+func (s *Chunks) UseClock(now func() time.Time) { s.now = now }
 
 // unknownOf is Unknown asking PostgreSQL about every one of terms.
 func (s *Chunks) unknownOf(ctx context.Context, help bool, terms []string) ([]UnknownTerm, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -43,12 +44,13 @@ type Service struct {
 // New builds a service; call Start before serving and Close on shutdown.
 func New(cfg Config) *Service {
 	cfg = cfg.withDefaults()
-	streams := stream.New(cfg.DB, cfg.Stream, cfg.Logger)
+	retr := NewRetriever(cfg.DB)
+	streams := stream.New(cfg.DB, withContentChannel(cfg.Stream, retr), cfg.Logger)
 	s := &Service{
 		cfg: cfg, log: cfg.Logger.With("instance", streams.InstanceID()),
 		convs: models.NewConversations(cfg.DB), msgs: models.NewMessages(cfg.DB),
 		quotas: models.NewQuotas(cfg.DB), routes: models.NewAIRoutes(cfg.DB), users: models.NewUsers(cfg.DB),
-		checks: models.NewChecks(cfg.DB), retr: NewRetriever(cfg.DB), streams: streams,
+		checks: models.NewChecks(cfg.DB), retr: retr, streams: streams,
 		titles: make(chan struct{}, titleSlots),
 	}
 	s.retr.vectors = newVectors(cfg.DB, cfg, s.log)
@@ -96,6 +98,20 @@ func (s *Service) Streams() *stream.Broker { return s.streams }
 // in, for the fronts: one per process, so the threads it remembers (see
 // models.Conversations.Remembered) are the ones every front saw.
 func (s *Service) Conversations() *models.Conversations { return s.convs }
+
+// withContentChannel is sc whose LISTEN connection also follows
+// models.ContentChannel: a section changed by any process (or a
+// connection that was down and may have missed one) makes retr forget the
+// words it checked.
+func withContentChannel(sc stream.Config, retr *Retriever) stream.Config {
+	listen := maps.Clone(sc.Listen)
+	if listen == nil {
+		listen = map[string]func(string){}
+	}
+	listen[models.ContentChannel] = func(string) { retr.chunks.ContentChanged() }
+	sc.Listen = listen
+	return sc
+}
 
 // ContentChanged tells the service's retrieval that the lessons students
 // read changed in this process (models.Content.Changed): a word it

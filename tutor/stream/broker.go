@@ -50,6 +50,11 @@ type Config struct {
 	// StreamsPerUser caps the event streams one user may hold open on
 	// this process at once (default DefaultStreamsPerUser; see Admit).
 	StreamsPerUser int
+	// Listen is more channels for the LISTEN connection to follow, each
+	// with what to do with a notification's payload. Each is also called
+	// with "" whenever the connection starts or comes back: what was sent
+	// while it was down is lost.
+	Listen map[string]func(payload string)
 }
 
 func (c Config) withDefaults() Config {
@@ -130,6 +135,7 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) *Broker {
 	b.store, b.storeErr = models.NewStreams(db)
 	if cfg.DatabaseURL != "" {
 		b.listener = newListener(cfg.DatabaseURL, b.log, b.cancelLocal, b.followed)
+		b.listener.others = cfg.Listen
 	}
 	return b
 }

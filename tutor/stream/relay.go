@@ -29,6 +29,7 @@ type listener struct {
 	log      *slog.Logger
 	onCancel func(msgID string)
 	onFollow func(msgID string)
+	others   map[string]func(payload string) // Config.Listen
 
 	mu       sync.Mutex
 	watchers map[string]map[chan struct{}]struct{}
@@ -138,8 +139,12 @@ func (l *listener) listen(ctx context.Context, ready chan<- struct{}) error {
 		return err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	for _, ch := range []string{models.StreamChannel, models.CancelChannel, models.FollowChannel} {
-		if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
+	channels := []string{models.StreamChannel, models.CancelChannel, models.FollowChannel}
+	for ch := range l.others {
+		channels = append(channels, ch)
+	}
+	for _, ch := range channels {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
 			return err
 		}
 	}
@@ -147,6 +152,9 @@ func (l *listener) listen(ctx context.Context, ready chan<- struct{}) error {
 		close(ready)
 	}
 	l.wake("")
+	for _, on := range l.others {
+		on("")
+	}
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -160,6 +168,10 @@ func (l *listener) listen(ctx context.Context, ready chan<- struct{}) error {
 			l.onCancel(n.Payload)
 		case models.FollowChannel:
 			l.onFollow(n.Payload)
+		default:
+			if on := l.others[n.Channel]; on != nil {
+				on(n.Payload)
+			}
 		}
 	}
 }
