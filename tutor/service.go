@@ -45,7 +45,7 @@ type Service struct {
 func New(cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	retr := NewRetriever(cfg.DB)
-	streams := stream.New(cfg.DB, withContentChannel(cfg.Stream, retr), cfg.Logger)
+	streams := stream.New(cfg.DB, withContentChannel(cfg.Stream, retr.chunks.ContentChanged), cfg.Logger)
 	s := &Service{
 		cfg: cfg, log: cfg.Logger.With("instance", streams.InstanceID()),
 		convs: models.NewConversations(cfg.DB), msgs: models.NewMessages(cfg.DB),
@@ -101,14 +101,11 @@ func (s *Service) Conversations() *models.Conversations { return s.convs }
 
 // withContentChannel is sc whose LISTEN connection also follows
 // models.ContentChannel: a section changed by any process (or a
-// connection that was down and may have missed one) makes retr forget the
-// words it checked.
-func withContentChannel(sc stream.Config, retr *Retriever) stream.Config {
-	listen := maps.Clone(sc.Listen)
-	if listen == nil {
-		listen = map[string]func(string){}
-	}
-	listen[models.ContentChannel] = func(string) { retr.chunks.ContentChanged() }
+// connection that was down and may have missed one) calls forget.
+func withContentChannel(sc stream.Config, forget func()) stream.Config {
+	listen := map[string]func(string){}
+	maps.Copy(listen, sc.Listen)
+	listen[models.ContentChannel] = func(string) { forget() }
 	sc.Listen = listen
 	return sc
 }

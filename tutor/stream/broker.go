@@ -134,8 +134,7 @@ func New(db *gorm.DB, cfg Config, log *slog.Logger) *Broker {
 	b.bgCtx, b.bgStop = context.WithCancel(context.Background())
 	b.store, b.storeErr = models.NewStreams(db)
 	if cfg.DatabaseURL != "" {
-		b.listener = newListener(cfg.DatabaseURL, b.log, b.cancelLocal, b.followed)
-		b.listener.others = cfg.Listen
+		b.listener = newListener(cfg.DatabaseURL, b.log, b.cancelLocal, b.followed, cfg.Listen)
 	}
 	return b
 }

@@ -37,8 +37,8 @@ type listener struct {
 	received atomic.Int64
 }
 
-func newListener(dsn string, log *slog.Logger, onCancel, onFollow func(string)) *listener {
-	return &listener{dsn: dsn, log: log, onCancel: onCancel, onFollow: onFollow,
+func newListener(dsn string, log *slog.Logger, onCancel, onFollow func(string), others map[string]func(string)) *listener {
+	return &listener{dsn: dsn, log: log, onCancel: onCancel, onFollow: onFollow, others: others,
 		watchers: map[string]map[chan struct{}]struct{}{}}
 }
 
