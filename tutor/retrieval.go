@@ -163,7 +163,10 @@ func termWords(text string) []string {
 
 // stopword reports words that carry no topic in English or Spanish; they
 // are dropped before full-text search (tsquery drops them too, but only
-// in its own language) and before condensation.
+// in its own language) and before condensation. The Spanish list holds
+// the English one's counterparts ("dos" for "two", "cuántas" for "how
+// many", "tengo" for "have": recall@1 in Spanish 0.862 → 0.872), but not
+// "usar": "sin usar" is "unused", a topic.
 func stopword(w string) bool {
 	if len([]rune(w)) < 2 {
 		return true
@@ -183,7 +186,9 @@ var stopwords = func() map[string]struct{} {
 	este esta estos estas ese esa esos esas eso esto aquí allí pero si sí no ya muy más menos también tambien cuando
 	cuándo donde dónde porque por qué hay hace hacer puedo puede pueden debo debe explica explícame explicame dime
 	dame muestra mostrar quiero necesito sobre entre sin hasta desde otro otra otros otras mismo cosa cosas hola
-	gracias vale bueno ejemplo ejemplos ahora entonces`
+	gracias vale bueno ejemplo ejemplos ahora entonces
+	uno dos tengo tiene tienen tener cuánto cuánta cuántos cuántas cuanto cuanta cuantos cuantas mucho mucha muchos muchas
+	debería deberia realmente`
 	m := map[string]struct{}{}
 	for _, w := range strings.Fields(list) {
 		m[w] = struct{}{}
