@@ -10,16 +10,22 @@ import (
 	"aula/models"
 )
 
-// seedChunks inserts two modules of lessons in both languages, sections
-// sharing words, so searches differ by scope and language.
-func seedChunks(t *testing.T, db *pgtest.DB) (int64, int64) {
-	t.Helper()
-	exec := func(q string, args ...any) {
+// execer returns a function running a statement on db that fails t on
+// an error.
+func execer(t *testing.T, db *pgtest.DB) func(q string, args ...any) {
+	return func(q string, args ...any) {
 		t.Helper()
 		if err := db.Exec(q, args...).Error; err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+}
+
+// seedChunks inserts two modules of lessons in both languages, sections
+// sharing words, so searches differ by scope and language.
+func seedChunks(t *testing.T, db *pgtest.DB) (int64, int64) {
+	t.Helper()
+	exec := execer(t, db)
 	exec(`INSERT INTO paths (id, slug, title, language) VALUES (1, 'net', 'Networking', 'en')`)
 	exec(`INSERT INTO modules (id, path_id, slug, title) VALUES (1, 1, 'm1', 'Switching'), (2, 1, 'm2', 'Routing')`)
 	lessons := []struct {

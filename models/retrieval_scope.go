@@ -56,10 +56,11 @@ var scopedSearchesSQL = [scopes]string{
 // searchesOf is the batch statement running query for each input.
 func searchesOf(query string) string {
 	return `SELECT r.i, s.* FROM json_to_recordset(CAST(@searches AS json)) AS r(i int, lang text, match text, rank text, rankx text,
-	lesson text, module bigint, lim int, ctx text, cw float8, prev bigint, prevbonus float8, prevlift float8)
+	lesson text, module bigint, lim int, ctx text, cw float8, prev bigint, prevbonus float8, prevlift float8, asked text, topic text)
 	CROSS JOIN LATERAL (` + strings.NewReplacer("@lang", "r.lang", "@match", "r.match", "@rankx", "r.rankx", "@rank", "r.rank",
 		"@lesson", "r.lesson", "@module", "r.module", "@limit", "r.lim",
-		"@ctx", "r.ctx", "@cw", "r.cw", "@prevbonus", "r.prevbonus", "@prevlift", "r.prevlift", "@prev", "r.prev").
+		"@ctx", "r.ctx", "@cw", "r.cw", "@prevbonus", "r.prevbonus", "@prevlift", "r.prevlift", "@prev", "r.prev",
+		"@asked", "r.asked", "@topic", "r.topic").
 		Replace(query) + `) s
 	ORDER BY r.i, s.score DESC, s.chunk_id`
 }

@@ -90,12 +90,7 @@ func TestLessonTermsFollowTheSections(t *testing.T) {
 // language follow a lesson whose language changes.
 func TestUnknownAsksEachLanguageItsOwnStem(t *testing.T) {
 	db := pgtest.New(t)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if err := db.Exec(q, args...).Error; err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	exec := execer(t, db)
 	exec(`INSERT INTO paths (id, slug, title, language) VALUES (1, 'net', 'Networking', 'en')`)
 	exec(`INSERT INTO modules (id, path_id, slug, title) VALUES (1, 1, 'm1', 'Routing')`)
 	exec(`INSERT INTO lessons (id, module_id, title, language, content_md, content_hash) VALUES

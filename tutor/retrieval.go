@@ -43,7 +43,7 @@ type Scope struct {
 // Search returns up to k chunks for query, best first (a question
 // without a thread: see ForTurn).
 func (r *Retriever) Search(ctx context.Context, query string, sc Scope, k int) ([]Source, error) {
-	return r.find(ctx, turnQuery{own: queryTerms(query)}, sc, k)
+	return r.find(ctx, turnQuery{own: queryTerms(query), asked: asked(query)}, sc, k)
 }
 
 // find returns up to k chunks for tq, best first. In lesson mode it
@@ -113,6 +113,7 @@ func (r *Retriever) search(ctx context.Context, q models.ChunkSearch, tq turnQue
 	q.Match = tsQuery(append(slices.Clone(own), tq.context...))
 	q.RankBy, q.RankOther = tsQuery(tq.own), bridged(tq.own)
 	q.Context, q.ContextWeight = tsQuery(tq.context), contextWeight
+	q.Asked, q.Topic = tq.asked, strings.Join(tq.own, " ")
 	if len(own) == 0 {
 		q.RankBy, q.RankOther, q.Context = q.Context, q.Context, ""
 	} else if len(tq.own) == 0 {
@@ -152,6 +153,12 @@ func queryTerms(text string) []string {
 		}
 	}
 	return terms
+}
+
+// asked is text's words as asked, stopwords and all, space-separated:
+// a search compares them with lesson titles (see models.ChunkSearch).
+func asked(text string) string {
+	return strings.Join(termWords(text), " ")
 }
 
 // termWords splits text into lower-cased runs of letters and digits.

@@ -65,6 +65,7 @@ const (
 // turnQuery is what a turn searches for.
 type turnQuery struct {
 	own      []string // the question's terms
+	asked    string   // its words as asked, stopwords and all
 	bridge   []string // their translations (see glossary)
 	context  []string // the thread's terms the question may lean on
 	prev     int64    // the chunk the previous answer cited first

@@ -22,6 +22,7 @@ func TestRetrieverSearch(t *testing.T) {
 	}{
 		{"english", "how do I create a VLAN on a Cisco switch", Scope{Mode: models.ModeTutor}, "Configuring VLANs on a Cisco switch"},
 		{"spanish", "cómo se configura una VLAN en Cisco", Scope{Mode: models.ModeTutor, Lang: "es"}, "Configuración de VLAN en Cisco"},
+		{"NUL and invalid UTF-8", "cómo se configura una VLAN\x00 en Cisco\xff", Scope{Mode: models.ModeTutor, Lang: "es"}, "Configuración de VLAN en Cisco"},
 		{"spanish accents and stems", "máscaras de subred", Scope{Mode: models.ModeTutor, Lang: "es"}, "Máscaras de subred"},
 		{"lesson scope", "configuration", Scope{Mode: models.ModeLesson, LessonID: "go-basics", ModuleID: mod}, "Configuring the Go toolchain"},
 		{"lesson falls back to module", "goroutine runtime", Scope{Mode: models.ModeLesson, LessonID: "subnetting", ModuleID: mod}, "Goroutines"},

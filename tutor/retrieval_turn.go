@@ -23,7 +23,7 @@ type Found struct {
 func (r *Retriever) ForTurn(ctx context.Context, text string, recent []models.Message, sc Scope, k int) (Found, error) {
 	prior := priorTurns(recent)
 	query, method := condense(text, prior)
-	tq := turnQuery{own: questionTerms(text), vec: r.vectors.start(ctx, query)}
+	tq := turnQuery{own: questionTerms(text), asked: asked(text), vec: r.vectors.start(ctx, query)}
 	tq.bridge = translations(tq.own)
 	if len(prior) > 0 {
 		tq.context = contextTerms(text, prior)
