@@ -48,13 +48,26 @@ func unknownTermsSQL(words, terms string) string {
 // letters and begins with the same letter, as a typist's slip does.
 // Trigrams alone took "autoconfiguration" for "configuration" (0.6) and
 // "misconfiguration" (0.52), "listening" (stem "listen") for "list"
-// (0.5). The near word is one of letters and digits: it goes into
-// tsquery text.
+// (0.5). A word one letter from a stem is near too, however few
+// trigrams they share (see oneEditSQL). The near word is one of letters
+// and digits: it goes into tsquery text.
 const (
 	NearRunes      = 5
 	NearSimilarity = 0.45
 	NearLengths    = 2
 )
+
+// oneEditSQL says whether the lexeme v.lexeme and the stem s are one
+// letter apart (one left out, added or replaced). A letter left out of
+// a short word costs it most of its trigrams: "natve" (stem "natv") and
+// "native" ("nativ") are 0.375 similar, under NearSimilarity, though a
+// typist's slip; so are "swtch" and "switch" (0.44). Only looked at for
+// the trigram index's candidates (similarity 0.3 and up, pg_trgm's
+// default threshold), so a swap of two letters ("swtich", 0.27) is not
+// caught.
+const oneEditSQL = `abs(char_length(v.lexeme) - char_length(s)) <= 1 AND EXISTS (SELECT FROM generate_series(1, char_length(v.lexeme) + 1) AS i
+		WHERE overlay(v.lexeme placing '' from i for 1) = s OR overlay(s placing '' from i for 1) = v.lexeme
+			OR overlay(s placing '' from i for 1) = overlay(v.lexeme placing '' from i for 1))`
 
 // nearLookup joins each unknown term (d.t) to the known word nearest
 // its first word among words (a relation v of lexeme and sections):
@@ -67,7 +80,7 @@ const (
 func nearLookup(words string) string {
 	return `LEFT JOIN LATERAL (SELECT v.lexeme FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(d.t, '''', 2))),
 			tsvector_to_array(to_tsvector('spanish', split_part(d.t, '''', 2))))) AS s
-		JOIN ` + words + ` ON v.lexeme % s AND v.sections > 0 AND similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + `
+		JOIN ` + words + ` ON v.lexeme % s AND v.sections > 0 AND (similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + ` OR ` + oneEditSQL + `)
 			AND abs(char_length(v.lexeme) - char_length(split_part(d.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
 			AND starts_with(v.lexeme, left(s, 1)) AND v.lexeme !~ '[^[:alnum:]]'
 		WHERE char_length(split_part(d.t, '''', 2)) >= ` + fmt.Sprint(NearRunes) + `
