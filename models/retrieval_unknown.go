@@ -48,8 +48,8 @@ func unknownTermsSQL(words, terms string) string {
 // letters and begins with the same letter, as a typist's slip does.
 // Trigrams alone took "autoconfiguration" for "configuration" (0.6) and
 // "misconfiguration" (0.52), "listening" (stem "listen") for "list"
-// (0.5). A word one letter from a stem is near too, however few
-// trigrams they share (see oneEditSQL). The near word is one of letters
+// (0.5). A word one slip from a stem is near too, however few trigrams
+// they share (see oneEditSQL). The near word is one of letters
 // and digits: it goes into tsquery text.
 const (
 	NearRunes      = 5
@@ -58,16 +58,17 @@ const (
 )
 
 // oneEditSQL says whether the lexeme v.lexeme and the stem s are one
-// letter apart (one left out, added or replaced). A letter left out of
-// a short word costs it most of its trigrams: "natve" (stem "natv") and
-// "native" ("nativ") are 0.375 similar, under NearSimilarity, though a
-// typist's slip; so are "swtch" and "switch" (0.44). Only looked at for
-// the trigram index's candidates (similarity 0.3 and up, pg_trgm's
-// default threshold), so a swap of two letters ("swtich", 0.27) is not
-// caught.
+// slip apart: a letter left out, added or replaced, or two neighbours
+// swapped. Such a slip costs a short word most of its trigrams: "natve"
+// (stem "natv") and "native" ("nativ") are 0.375 similar, under
+// NearSimilarity, "swtch" and "switch" 0.44, "swicth" 0.27, under even
+// the trigram index's threshold (0.3); so nearLookup also asks it of the
+// words sharing the stem's first two letters, a range of the word table's
+// index.
 const oneEditSQL = `abs(char_length(v.lexeme) - char_length(s)) <= 1 AND EXISTS (SELECT FROM generate_series(1, char_length(v.lexeme) + 1) AS i
 		WHERE overlay(v.lexeme placing '' from i for 1) = s OR overlay(s placing '' from i for 1) = v.lexeme
-			OR overlay(s placing '' from i for 1) = overlay(v.lexeme placing '' from i for 1))`
+			OR overlay(s placing '' from i for 1) = overlay(v.lexeme placing '' from i for 1)
+			OR overlay(s placing substr(s, i + 1, 1) || substr(s, i, 1) from i for 2) = v.lexeme)`
 
 // nearLookup joins each unknown term (d.t) to the known word nearest
 // its first word among words (a relation v of lexeme and sections):
@@ -80,10 +81,13 @@ const oneEditSQL = `abs(char_length(v.lexeme) - char_length(s)) <= 1 AND EXISTS 
 func nearLookup(words string) string {
 	return `LEFT JOIN LATERAL (SELECT v.lexeme FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(d.t, '''', 2))),
 			tsvector_to_array(to_tsvector('spanish', split_part(d.t, '''', 2))))) AS s
-		JOIN ` + words + ` ON v.lexeme % s AND v.sections > 0 AND (similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + ` OR ` + oneEditSQL + `)
-			AND abs(char_length(v.lexeme) - char_length(split_part(d.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
+		CROSS JOIN LATERAL (SELECT v.lexeme, v.sections FROM ` + words + ` WHERE v.lexeme % s
+				AND (similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + ` OR ` + oneEditSQL + `)
+			UNION SELECT v.lexeme, v.sections FROM ` + words + ` WHERE v.lexeme >= left(s, 2) AND v.lexeme < left(s, 2) || chr(1114111)
+				AND ` + oneEditSQL + `) v
+		WHERE v.sections > 0 AND abs(char_length(v.lexeme) - char_length(split_part(d.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
 			AND starts_with(v.lexeme, left(s, 1)) AND v.lexeme !~ '[^[:alnum:]]'
-		WHERE char_length(split_part(d.t, '''', 2)) >= ` + fmt.Sprint(NearRunes) + `
+			AND char_length(split_part(d.t, '''', 2)) >= ` + fmt.Sprint(NearRunes) + `
 		ORDER BY similarity(v.lexeme, s) DESC, v.sections DESC, v.lexeme LIMIT 1) n ON true`
 }
 

@@ -23,9 +23,9 @@ import (
 // and recall@3 0.982 (see the README).
 var evalFloor = map[string]evalScores{
 	"all":       {r1: 0.88, r3: 0.99, nonePrec: 0.9, noneRecall: 0.26},
-	"lang en":   {r1: 0.88, r3: 0.98, nonePrec: 0.9},
+	"lang en":   {r1: 0.89, r3: 0.98, nonePrec: 0.9},
 	"lang es":   {r1: 0.88, r3: 0.99, nonePrec: 0.9},
-	"kind typo": {r1: 0.85, r3: 0.99},
+	"kind typo": {r1: 0.89, r3: 0.99},
 }
 
 // evalScores are the figures of a group of turns.

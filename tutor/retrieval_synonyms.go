@@ -18,11 +18,17 @@ import "strings"
 // for changing nothing: talk/communicate, hablar/comunicar,
 // opposite/reverse, contrario/inverso, combinar/resumir, listar/mostrar.
 // Counting a synonym at 0.5–0.85 of the word itself changed nothing.
+// remember/memory ("Does each conversation remember its own history?"
+// for "Each thread has its own memory") gained that turn and lost the
+// next one ("how do I swicth to another thread?", which leaned on the
+// thread's words until its misspelling was corrected); its Spanish
+// counterpart, recordar/memoria, changed nothing and was left out.
 const thesaurus = `
 check verify confirm
 combine combining summarize summarise summarization aggregate
 list show display
 comprobar compruebo verificar verifico
+remember memory
 `
 
 // synonyms maps a word, without accents, to the other words of its groups.
