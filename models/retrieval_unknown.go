@@ -45,12 +45,19 @@ func unknownTermsSQL(words, terms string) string {
 // similarity (pg_trgm), when that similarity is at least NearSimilarity
 // ("bufered" → "buffer" 0.63, "gorrutina" → "gorutina" 0.73), it
 // differs in length from the word as asked by at most NearLengths
-// letters and begins with the same letter, as a typist's slip does.
-// Trigrams alone took "autoconfiguration" for "configuration" (0.6) and
-// "misconfiguration" (0.52), "listening" (stem "listen") for "list"
-// (0.5). A word one slip from a stem is near too, however few trigrams
-// they share (see oneEditSQL). The near word is one of letters
-// and digits: it goes into tsquery text.
+// letters or is the beginning of its stem (five letters at least:
+// "conversaton" → "convers", the stem of "conversation"), and begins
+// with the same letter, as a typist's slip does. Trigrams alone took
+// "autoconfiguration" for "configuration" (0.6) and "misconfiguration"
+// (0.52), "listening" (stem "listen") for "list" (0.5). A word one slip
+// from a stem is near too, however few trigrams they share (see
+// oneEditSQL). As in the check itself, an English stem looks among the
+// English sections' English words and a Spanish one among the Spanish
+// sections' Spanish words: "búffer" had been taken for "buff", the
+// English stemming's word for "buffer" that its Spanish stem happens to
+// spell, and found the English lessons' buffered channels instead of the
+// Spanish "búfer" (Spanish stem "buf", one slip from "buff"). The near
+// word is one of letters and digits: it goes into tsquery text.
 const (
 	NearRunes      = 5
 	NearSimilarity = 0.45
@@ -62,16 +69,25 @@ const (
 // swapped. Such a slip costs a short word most of its trigrams: "natve"
 // (stem "natv") and "native" ("nativ") are 0.375 similar, under
 // NearSimilarity, "swtch" and "switch" 0.44, "swicth" 0.27, under even
-// the trigram index's threshold (0.3); so nearLookup also asks it of the
-// words sharing the stem's first two letters, a range of the word table's
-// index.
+// the trigram index's threshold (0.3); so nearLookup asks it of the words
+// sharing a short stem's first two letters, a range of the word table's
+// index (see slipRunes).
 const oneEditSQL = `abs(char_length(v.lexeme) - char_length(s)) <= 1 AND EXISTS (SELECT FROM generate_series(1, char_length(v.lexeme) + 1) AS i
 		WHERE overlay(v.lexeme placing '' from i for 1) = s OR overlay(s placing '' from i for 1) = v.lexeme
 			OR overlay(s placing '' from i for 1) = overlay(v.lexeme placing '' from i for 1)
 			OR overlay(s placing substr(s, i + 1, 1) || substr(s, i, 1) from i for 2) = v.lexeme)`
 
+// slipRunes is the longest stem whose words one slip away are looked
+// for by oneEditSQL. A slip changes at most four of a word's trigrams (a
+// swap; a letter replaced or left out, three), so a stem of nine letters
+// or more keeps similarity 0.45 with its slipped form and the trigram
+// index finds it. Looking at every word sharing the first two letters
+// of a long one cost up to 1 ms a stem among the 10,000 lessons'
+// words ("co…": 2.7 ms for "conversaton", 0.9 before).
+const slipRunes = 8
+
 // nearLookup joins each unknown term (d.t) to the known word nearest
-// its first word among words (a relation v of lexeme and sections):
+// its first word among words (a relation v of lexeme and its counts):
 // lessonWords, read through lesson_terms' trigram index (migration
 // 00108), or helpWords. Only used where pg_trgm is there. The first
 // letters are compared with starts_with, not =: as an equality
@@ -79,16 +95,17 @@ const oneEditSQL = `abs(char_length(v.lexeme) - char_length(s)) <= 1 AND EXISTS 
 // index (2 ms a word among the 10,000 lessons' 20,000 words, 0.05 ms on
 // the index).
 func nearLookup(words string) string {
-	return `LEFT JOIN LATERAL (SELECT v.lexeme FROM unnest(array_cat(tsvector_to_array(to_tsvector('english', split_part(d.t, '''', 2))),
-			tsvector_to_array(to_tsvector('spanish', split_part(d.t, '''', 2))))) AS s
-		CROSS JOIN LATERAL (SELECT v.lexeme, v.sections FROM ` + words + ` WHERE v.lexeme % s
-				AND (similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + ` OR ` + oneEditSQL + `)
-			UNION SELECT v.lexeme, v.sections FROM ` + words + ` WHERE v.lexeme >= left(s, 2) AND v.lexeme < left(s, 2) || chr(1114111)
-				AND ` + oneEditSQL + `) v
-		WHERE v.sections > 0 AND abs(char_length(v.lexeme) - char_length(split_part(d.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
-			AND starts_with(v.lexeme, left(s, 1)) AND v.lexeme !~ '[^[:alnum:]]'
+	return `LEFT JOIN LATERAL (SELECT v.lexeme FROM (SELECT s, true AS en FROM unnest(tsvector_to_array(to_tsvector('english', split_part(d.t, '''', 2)))) AS s
+			UNION ALL SELECT s, false FROM unnest(tsvector_to_array(to_tsvector('spanish', split_part(d.t, '''', 2)))) AS s) AS st(s, en)
+		CROSS JOIN LATERAL (SELECT v.lexeme, v.en, v.es FROM ` + words + ` WHERE v.lexeme % s
+				AND similarity(v.lexeme, s) >= ` + fmt.Sprint(NearSimilarity) + `
+				AND (abs(char_length(v.lexeme) - char_length(split_part(d.t, '''', 2))) <= ` + fmt.Sprint(NearLengths) + `
+					OR char_length(v.lexeme) >= 5 AND starts_with(s, v.lexeme))
+			UNION SELECT v.lexeme, v.en, v.es FROM ` + words + ` WHERE char_length(s) <= ` + fmt.Sprint(slipRunes) + `
+				AND v.lexeme >= left(s, 2) AND v.lexeme < left(s, 2) || chr(1114111) AND ` + oneEditSQL + `) v
+		WHERE CASE WHEN st.en THEN v.en ELSE v.es END > 0 AND starts_with(v.lexeme, left(s, 1)) AND v.lexeme !~ '[^[:alnum:]]'
 			AND char_length(split_part(d.t, '''', 2)) >= ` + fmt.Sprint(NearRunes) + `
-		ORDER BY similarity(v.lexeme, s) DESC, v.sections DESC, v.lexeme LIMIT 1) n ON true`
+		ORDER BY similarity(v.lexeme, s) DESC, CASE WHEN st.en THEN v.en ELSE v.es END DESC, v.lexeme LIMIT 1) n ON true`
 }
 
 // The words of the sections with how many sections hold each, kept by
