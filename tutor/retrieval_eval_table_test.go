@@ -13,8 +13,9 @@ import (
 
 // evalFloor is the level the eval set must keep, overall and in each
 // language (the goal of issue 30 is recall@1 0.90, recall@3 0.97 and none
-// precision 0.9): a change to retrieval that drops below it fails
-// TestRetrievalEval. Raise it with every change that stays. The typo
+// precision 0.9; recall@1 reached it in both languages on 7 December):
+// a change to retrieval that drops below it fails TestRetrievalEval.
+// Raise it with every change that stays. The typo
 // dialogues (15, 31 turns) lowered what the set scores: before the
 // trigram correction it scored recall@1 0.848 and none precision 0.67
 // (three misspelt questions taken for uncovered ones), after it 0.865
@@ -22,8 +23,8 @@ import (
 // looked up in its own material (migration 00113) none precision 1.00
 // and recall@3 0.982 (see the README).
 var evalFloor = map[string]evalScores{
-	"all":       {r1: 0.89, r3: 0.99, nonePrec: 0.9, noneRecall: 0.26},
-	"lang en":   {r1: 0.89, r3: 0.98, nonePrec: 0.9},
+	"all":       {r1: 0.90, r3: 0.99, nonePrec: 0.9, noneRecall: 0.26},
+	"lang en":   {r1: 0.90, r3: 0.98, nonePrec: 0.9},
 	"lang es":   {r1: 0.90, r3: 0.99, nonePrec: 0.9},
 	"kind typo": {r1: 0.96, r3: 0.99},
 }
@@ -178,11 +179,12 @@ func (s evalSummary) table(title string) string {
 	return b.String()
 }
 
-// checkFloor fails when the set scores below evalFloor.
-func checkFloor(t *testing.T, s evalSummary) {
+// checkFloor fails when the set scores below floor (evalFloor or
+// holdoutFloor).
+func checkFloor(t *testing.T, s evalSummary, floor map[string]evalScores) {
 	t.Helper()
-	for _, g := range slices.Sorted(maps.Keys(evalFloor)) {
-		want, got := evalFloor[g], s.by[g]
+	for _, g := range slices.Sorted(maps.Keys(floor)) {
+		want, got := floor[g], s.by[g]
 		if g == "all" {
 			got = s.all
 		}

@@ -23,12 +23,16 @@ import "strings"
 // next one ("how do I swicth to another thread?", which leaned on the
 // thread's words until its misspelling was corrected); its Spanish
 // counterpart, recordar/memoria, changed nothing and was left out.
+// subtract/minus: "and why do you subtract two?" for the hosts count's
+// "2^h − 2 (minus network and broadcast)", which *IPv4 addresses in
+// binary* ("subtract the largest value that fits") outranked.
 const thesaurus = `
 check verify confirm
 combine combining summarize summarise summarization aggregate
 list show display
 comprobar compruebo verificar verifico
 remember memory
+subtract minus
 `
 
 // synonyms maps a word, without accents, to the other words of its groups.
